@@ -1,0 +1,1 @@
+"""The dice reader: a tray photo in, a TrayReading out."""
