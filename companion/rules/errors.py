@@ -1,8 +1,9 @@
 """Errors of the rules engine.
 
 RulesError
- +-- InvalidInputError (also ValueError): malformed input (a face of 7, four dice in a five-dice game,
- |    +-- UnknownGameError                 an unknown game or category, a bad player list)
+ +-- InvalidInputError (also ValueError): malformed input (a face of 7, four dice in a
+ |    |                                    five-dice game, an unknown game or category, ...)
+ |    +-- UnknownGameError
  |    +-- UnknownCategoryError
  +-- IllegalActionError (also ValueError): well-formed but not allowed now (a fourth roll, a filled
                                            box, scoring before rolling, banking nothing)

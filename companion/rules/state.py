@@ -428,7 +428,8 @@ class ThrowState:
         new = parse_dice(values)
         if len(new) != len(self.pending):
             raise InvalidInputError(
-                f"{len(self.pending)} dice are thrown again for free, but {len(new)} values were given"
+                f"{len(self.pending)} dice are thrown again for free, "
+                f"but {len(new)} values were given"
             )
         flags = _indices(flagged, len(self.pending_dice), "flagged")
         if any(i not in self.pending for i in flags):
