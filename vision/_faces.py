@@ -1,0 +1,244 @@
+"""Grouping pip candidates into die faces and fitting the standard pip layouts."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from vision._pips import PipCandidates
+from vision.params import ReaderParams
+
+IntArray = npt.NDArray[np.intp]
+
+#: Grid places (gx, gy) in {-1, 0, 1}^2 of each standard layout, indexed by place number
+#: (gx + 1) * 3 + (gy + 1). Two and three run along either diagonal; six along either axis.
+_LAYOUTS: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {
+    1: (((0, 0),),),
+    2: (((-1, -1), (1, 1)), ((-1, 1), (1, -1))),
+    3: (((-1, -1), (0, 0), (1, 1)), ((-1, 1), (0, 0), (1, -1))),
+    4: (((-1, -1), (-1, 1), (1, -1), (1, 1)),),
+    5: (((-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)),),
+    6: (
+        ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+        ((-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)),
+    ),
+}
+
+
+def _mask(places: tuple[tuple[int, int], ...]) -> int:
+    return sum(1 << ((gx + 1) * 3 + (gy + 1)) for gx, gy in places)
+
+
+_MASKS: dict[int, tuple[int, ...]] = {n: tuple(_mask(p) for p in ls) for n, ls in _LAYOUTS.items()}
+#: Mean distance of a layout's pips from its centre, in grid steps.
+_MEAN_RADIUS = {
+    n: float(np.mean([np.hypot(gx, gy) for gx, gy in ls[0]])) for n, ls in _LAYOUTS.items()
+}
+_ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
+_ANGLES = np.deg2rad(np.arange(0.0, 90.0, 1.5)).astype(np.float32)
+
+
+class FaceFit(NamedTuple):
+    """A standard layout fitted to some pips (work-image pixels).
+
+    ``step`` is the distance between neighbouring grid places; ``angle`` the grid's rotation
+    in radians; ``residual`` the largest pip offset from its place, in grid steps;
+    ``members`` indices into the candidates; ``empty_places`` (K, 2) positions ``(x, y)`` of
+    the grid places without a pip.
+    """
+
+    value: int
+    center: tuple[float, float]
+    step: float
+    angle: float
+    residual: float
+    members: tuple[int, ...]
+    empty_places: npt.NDArray[np.float32]
+
+
+def fit_layout(points: npt.NDArray[np.float32], members: tuple[int, ...]) -> FaceFit | None:
+    """Fit the standard layout with as many pips as ``points`` (N, 2); None when none fits."""
+    n = points.shape[0]
+    if n < 2 or n > 6:
+        return None
+    centre = points.mean(axis=0)
+    q = points - centre
+    radius = float(np.linalg.norm(q, axis=1).mean())
+    step = radius / _MEAN_RADIUS[n]
+    if step <= 0:
+        return None
+    cos, sin = np.cos(_ANGLES), np.sin(_ANGLES)
+    # Rotate the pips by -angle for every angle tried: (A, N, 2) grid coordinates.
+    gx = (q[None, :, 0] * cos[:, None] + q[None, :, 1] * sin[:, None]) / step
+    gy = (-q[None, :, 0] * sin[:, None] + q[None, :, 1] * cos[:, None]) / step
+    rx = np.clip(np.rint(gx), -1, 1)
+    ry = np.clip(np.rint(gy), -1, 1)
+    res = np.hypot(gx - rx, gy - ry).max(axis=1)
+    place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
+    masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=1)
+    valid = np.isin(masks, _MASKS[n])
+    if not np.any(valid):
+        return None
+    res = np.where(valid, res, np.inf)
+    best = int(np.argmin(res))
+    angle = float(_ANGLES[best])
+    used = {int(p) for p in place[best]}
+    empty = np.array([i for i in range(9) if i not in used], np.intp)
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    g = _ALL_PLACES[empty] * step
+    ex = centre[0] + g[:, 0] * ca - g[:, 1] * sa
+    ey = centre[1] + g[:, 0] * sa + g[:, 1] * ca
+    return FaceFit(
+        n, (float(centre[0]), float(centre[1])), step, angle, float(res[best]), members,
+        np.stack([ex, ey], axis=1).astype(np.float32),
+    )
+
+
+def single_pip(cands: PipCandidates, k: int) -> FaceFit:
+    """The layout of a one: a lone pip at the centre, grid step guessed from its size."""
+    x, y = float(cands.xy[k, 0]), float(cands.xy[k, 1])
+    step = 1.5 * float(cands.diam[k])
+    g = _ALL_PLACES[np.arange(9) != 4] * step
+    empty = np.stack([x + g[:, 0], y + g[:, 1]], axis=1).astype(np.float32)
+    return FaceFit(1, (x, y), step, 0.0, 0.0, (k,), empty)
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, a: int) -> int:
+        while self.parent[a] != a:
+            self.parent[a] = self.parent[self.parent[a]]
+            a = self.parent[a]
+        return a
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def link_pips(
+    cands: PipCandidates, gray: npt.NDArray[np.uint8], params: ReaderParams
+) -> list[IntArray]:
+    """Group candidates that can lie on one face: near, alike, same face colour between them.
+
+    Returns clusters as arrays of candidate indices (singletons included).
+    """
+    n = len(cands)
+    if n == 0:
+        return []
+    from scipy.spatial import cKDTree
+
+    h, w = gray.shape
+    tree = cKDTree(cands.xy)
+    reach = params.max_link_diameters * float(cands.diam.max())
+    pairs = tree.query_pairs(r=reach, output_type="ndarray")
+    uf = _UnionFind(n)
+    if pairs.shape[0]:
+        i, j = pairs[:, 0], pairs[:, 1]
+        di, dj = cands.diam[i], cands.diam[j]
+        dist = np.linalg.norm(cands.xy[i] - cands.xy[j], axis=1)
+        mean_d = 0.5 * (di + dj)
+        colour = np.linalg.norm(cands.ring_bgr[i] - cands.ring_bgr[j], axis=1)
+        ok = (
+            (cands.polarity[i] == cands.polarity[j])
+            & (np.maximum(di, dj) <= params.max_pip_size_ratio * np.minimum(di, dj))
+            & (dist <= params.max_link_diameters * mean_d)
+            & (dist >= 1.2 * mean_d)
+            & (colour <= params.max_face_color_dist)
+        )
+        i, j, dist, mean_d = i[ok], j[ok], dist[ok], mean_d[ok]
+        if i.shape[0]:
+            # Between two pips of one face lies face (or another pip), never a gap or an edge:
+            # sample the segment outside the two pips.
+            t = np.linspace(0.0, 1.0, 11, dtype=np.float32)[None, :]
+            lo = (0.5 * cands.diam[i] * 1.3 / dist)[:, None]
+            hi = 1.0 - (0.5 * cands.diam[j] * 1.3 / dist)[:, None]
+            tt = lo + (hi - lo) * t
+            px = cands.xy[i, 0][:, None] + (cands.xy[j, 0] - cands.xy[i, 0])[:, None] * tt
+            py = cands.xy[i, 1][:, None] + (cands.xy[j, 1] - cands.xy[i, 1])[:, None] * tt
+            ix = np.clip(np.rint(px), 0, w - 1).astype(np.intp)
+            iy = np.clip(np.rint(py), 0, h - 1).astype(np.intp)
+            vals = gray[iy, ix].astype(np.float32)
+            face = 0.5 * (cands.ring_gray[i] + cands.ring_gray[j])
+            contrast = np.minimum(cands.contrast[i], cands.contrast[j])
+            pol = cands.polarity[i]
+            # Pixels "towards the pip" are fine (another pip on the way); pixels far to the
+            # other side of the face's grey are an edge or the floor.
+            dev = (vals - face[:, None]) * -pol[:, None]
+            tol = np.maximum(12.0, 0.5 * contrast)[:, None]
+            path_ok = (dev <= tol).mean(axis=1) >= 0.85
+            for a, b in zip(i[path_ok].tolist(), j[path_ok].tolist(), strict=True):
+                uf.union(a, b)
+    groups: dict[int, list[int]] = {}
+    for k in range(n):
+        groups.setdefault(uf.find(k), []).append(k)
+    return [np.array(g, np.intp) for g in groups.values()]
+
+
+def fit_cluster(
+    cands: PipCandidates, members: IntArray, params: ReaderParams
+) -> list[FaceFit] | None:
+    """Explain a cluster of pips as one or more faces; None when nothing fits well.
+
+    Tries the whole cluster, then the cluster less one or two stray pips, then a split into
+    two or three faces.
+    """
+    n = members.shape[0]
+    pts = cands.xy[members]
+
+    def good(fit: FaceFit | None) -> bool:
+        return fit is not None and fit.residual <= params.max_grid_residual
+
+    if 2 <= n <= 6:
+        fit = fit_layout(pts, tuple(members.tolist()))
+        if fit is not None and good(fit):
+            return [fit]
+    if 3 <= n <= 7:
+        best: FaceFit | None = None
+        for drop in range(n):
+            keep = np.arange(n) != drop
+            f = fit_layout(pts[keep], tuple(members[keep].tolist()))
+            if good(f) and f is not None and (best is None or f.residual < best.residual):
+                best = f
+        if best is not None and n - 1 >= 2:
+            return [best]
+    if n >= 4:
+        return _split(cands, members, params)
+    return None
+
+
+def _split(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit] | None:
+    """Split a cluster into 2 or 3 faces by k-means on the pip positions."""
+    import cv2
+
+    pts = cands.xy[members].astype(np.float32)
+    n = pts.shape[0]
+    best: list[FaceFit] | None = None
+    best_res = np.inf
+    kmin = max(2, int(np.ceil(n / 6)))
+    for k in range(kmin, min(kmin + 2, n) + 1):
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+        cv2.setRNGSeed(1)
+        _c, labels, _centres = cv2.kmeans(pts, k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
+        labels = labels.ravel()
+        fits: list[FaceFit] = []
+        worst = 0.0
+        for g in range(k):
+            sel = members[labels == g]
+            if sel.shape[0] == 1:
+                fits.append(single_pip(cands, int(sel[0])))
+                continue
+            f = fit_layout(cands.xy[sel], tuple(sel.tolist()))
+            if f is None or f.residual > params.max_grid_residual:
+                fits = []
+                break
+            fits.append(f)
+            worst = max(worst, f.residual)
+        if fits and worst < best_res:
+            best, best_res = fits, worst
+    return best

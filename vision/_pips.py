@@ -1,0 +1,203 @@
+"""Pip candidates: small round blobs darker or brighter than the face around them."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.params import ReaderParams
+
+FloatArray = npt.NDArray[np.float32]
+
+#: Offsets of the points sampled on the ring around a pip (unit circle, 16 directions).
+_RING = np.stack(
+    [np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
+     np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))],
+    axis=1,
+).astype(np.float32)
+
+
+class PipCandidates(NamedTuple):
+    """Pip candidates as parallel arrays (N rows each), in work-image pixels.
+
+    ``xy`` (N, 2) centres ``(x, y)``; ``diam`` (N,) diameters; ``polarity`` (N,) +1 for a
+    bright pip on a darker face, -1 for a dark pip; ``contrast`` (N,) grey-level difference
+    between pip and face (positive); ``ring_bgr`` (N, 3) median face colour around the pip
+    (BGR); ``ring_gray`` (N,) its grey level; ``uniformity`` (N,) share of the ring that has
+    the face's grey level.
+    """
+
+    xy: FloatArray
+    diam: FloatArray
+    polarity: FloatArray
+    contrast: FloatArray
+    ring_bgr: FloatArray
+    ring_gray: FloatArray
+    uniformity: FloatArray
+
+    def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PipCandidates:
+        """The candidates selected by ``index`` (integer or boolean array)."""
+        return PipCandidates(*(a[index] for a in self))
+
+    def __len__(self) -> int:
+        return int(self.xy.shape[0])
+
+
+def _empty() -> PipCandidates:
+    z = np.zeros((0,), np.float32)
+    return PipCandidates(np.zeros((0, 2), np.float32), z, z, z, np.zeros((0, 3), np.float32), z, z)
+
+
+def _blobs_at_scale(
+    gray: npt.NDArray[np.uint8], block: int, params: ReaderParams
+) -> list[tuple[FloatArray, FloatArray, float]]:
+    """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
+
+    Returns per polarity ``(centres (K, 2), diameters (K,), polarity)`` in ``gray``'s pixels.
+    """
+    h, w = gray.shape
+    mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE).astype(np.int16)
+    g16 = gray.astype(np.int16)
+    c = int(round(params.min_pip_contrast * 0.6))
+    out = []
+    dmin = max(params.min_pip_px * 0.8, block / 5.0)
+    dmax = block / 1.7
+    for polarity in (-1.0, 1.0):
+        mask = (g16 < mean - c) if polarity < 0 else (g16 > mean + c)
+        n, _labels, stats, cents = cv2.connectedComponentsWithStats(
+            mask.astype(np.uint8), connectivity=8
+        )
+        if n <= 1:
+            continue
+        st = stats[1:]
+        x, y, bw, bh, area = st[:, 0], st[:, 1], st[:, 2], st[:, 3], st[:, 4]
+        diam = np.sqrt(4.0 * area / np.pi)
+        longer = np.maximum(bw, bh)
+        shorter = np.minimum(bw, bh)
+        fill = area / (bw * bh)
+        keep = (
+            (diam >= dmin)
+            & (diam <= dmax)
+            & (longer <= 2.0 * shorter + 1)
+            & (fill >= 0.45)
+            & (x > 0)
+            & (y > 0)
+            & (x + bw < w)
+            & (y + bh < h)
+        )
+        if not np.any(keep):
+            continue
+        # The pip's extent is better measured by its box than by the thresholded area,
+        # which shrinks with blur; average the two.
+        d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
+        out.append((cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity))
+    return out
+
+
+def find_pip_candidates(
+    bgr: npt.NDArray[np.uint8], gray: npt.NDArray[np.uint8], params: ReaderParams
+) -> PipCandidates:
+    """Find round blobs of any size in the pip range, both polarities, with their face colour.
+
+    ``bgr`` (H, W, 3) uint8 and ``gray`` (H, W) uint8 are the same work image.
+    """
+    h, w = gray.shape
+    max_d = params.max_pip_frac * min(h, w)
+    centres: list[FloatArray] = []
+    diams: list[FloatArray] = []
+    pols: list[FloatArray] = []
+    level_img = gray
+    factor = 1.0
+    # Two block sizes per pyramid level cover pip diameters from ~2.5 to ~11 px there; halving
+    # the image reaches bigger pips at a quarter of the cost.
+    while True:
+        for block in (11, 19):
+            for cxy, d, pol in _blobs_at_scale(level_img, block, params):
+                centres.append((cxy + 0.5) * factor - 0.5)
+                diams.append(d * factor)
+                pols.append(np.full(d.shape, pol, np.float32))
+        if 19 / 1.7 * factor >= max_d or min(level_img.shape) < 60:
+            break
+        level_img = cv2.pyrDown(level_img)
+        factor *= 2.0
+    if not centres:
+        return _empty()
+    xy = np.concatenate(centres)
+    diam = np.concatenate(diams)
+    pol = np.concatenate(pols)
+    keep = (diam >= params.min_pip_px) & (diam <= max_d)
+    xy, diam, pol = xy[keep], diam[keep], pol[keep]
+    if xy.shape[0] == 0:
+        return _empty()
+    return _measure(bgr, gray, xy, diam, pol, params)
+
+
+def _measure(
+    bgr: npt.NDArray[np.uint8],
+    gray: npt.NDArray[np.uint8],
+    xy: FloatArray,
+    diam: FloatArray,
+    pol: FloatArray,
+    params: ReaderParams,
+) -> PipCandidates:
+    """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
+    h, w = gray.shape
+    r = diam / 2.0
+    # Inside: the centre and four points at a third of the radius (robust to a 1 px offset).
+    inner_off = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32) * 0.33
+    pts = xy[:, None, :] + inner_off[None, :, :] * r[:, None, None]
+    ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
+    inside = gray[iy, ix].astype(np.float32).mean(axis=1)
+    ring_r = np.maximum(1.7 * r, r + 2.0)
+    pts = xy[:, None, :] + _RING[None, :, :] * ring_r[:, None, None]
+    ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
+    ring_g = gray[iy, ix].astype(np.float32)
+    ring_c = bgr[iy, ix].astype(np.float32)
+    ring_gray = np.median(ring_g, axis=1)
+    contrast = pol * (inside - ring_gray)
+    tol = np.maximum(10.0, 0.35 * np.abs(contrast))
+    uniform = (np.abs(ring_g - ring_gray[:, None]) <= tol[:, None]).mean(axis=1)
+    ring_bgr = np.median(ring_c, axis=1)
+    ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
+    cands = PipCandidates(
+        xy[ok], diam[ok], pol[ok], contrast[ok].astype(np.float32), ring_bgr[ok].astype(np.float32),
+        ring_gray[ok].astype(np.float32), uniform[ok].astype(np.float32),
+    )
+    return _dedupe(cands)
+
+
+def _dedupe(c: PipCandidates) -> PipCandidates:
+    """Keep one candidate per blob found at several scales (the most contrasted, roundest)."""
+    n = len(c)
+    if n <= 1:
+        return c
+    from scipy.spatial import cKDTree
+
+    order = np.argsort(-(c.contrast * c.uniformity))
+    tree = cKDTree(c.xy)
+    pairs = tree.query_pairs(r=float(c.diam.max()), output_type="ndarray")
+    if pairs.shape[0] == 0:
+        return c
+    i, j = pairs[:, 0], pairs[:, 1]
+    dist = np.linalg.norm(c.xy[i] - c.xy[j], axis=1)
+    close = (dist < 0.6 * np.maximum(c.diam[i], c.diam[j])) & (c.polarity[i] == c.polarity[j])
+    i, j = i[close], j[close]
+    rank = np.empty(n, np.intp)
+    rank[order] = np.arange(n)
+    neighbours: dict[int, list[int]] = {}
+    for a, b in zip(i.tolist(), j.tolist(), strict=True):
+        neighbours.setdefault(a, []).append(b)
+        neighbours.setdefault(b, []).append(a)
+    alive = np.ones(n, bool)
+    for k in order.tolist():
+        if not alive[k]:
+            continue
+        for m in neighbours.get(k, ()):
+            if rank[m] > rank[k]:
+                alive[m] = False
+    return c.take(alive)

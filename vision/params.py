@@ -1,0 +1,44 @@
+"""Tunable parameters of the dice reader, as one typed named tuple with documented defaults."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class ReaderParams(NamedTuple):
+    """Knobs of the reading pipeline.
+
+    Sizes are relative (to the image, a pip or a die) wherever possible so that the same
+    defaults work at any resolution; the few absolute values are grey levels (0-255).
+    """
+
+    #: The photo is reduced so that its longer side is at most this many pixels before
+    #: searching for pips (faces are then read on the same reduced image).
+    work_max_side: int = 960
+    #: Smallest pip diameter searched for, in pixels of the reduced image.
+    min_pip_px: float = 2.5
+    #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.
+    max_pip_frac: float = 0.08
+    #: Least grey-level difference between a pip and the face around it.
+    min_pip_contrast: float = 14.0
+    #: Least share of the ring around a pip that must have the face's colour.
+    min_ring_uniformity: float = 0.6
+    #: Largest pip-to-pip distance on one face, in pip diameters.
+    max_link_diameters: float = 5.2
+    #: Largest ratio between the diameters of two pips on one face.
+    max_pip_size_ratio: float = 1.8
+    #: Largest colour distance between the faces around two pips of one die.
+    max_face_color_dist: float = 40.0
+    #: Largest distance of a pip from its place in the face's grid, in grid steps.
+    max_grid_residual: float = 0.38
+    #: An empty grid place that looks this much like a pip (share of the face's pip
+    #: contrast) makes the reading uncertain.
+    max_ghost_pip_ratio: float = 0.55
+    #: Below this confidence a die is reported with value None and the flag ``uncertain``.
+    min_confidence: float = 0.5
+    #: Share of blown-out pixels on a face above which the face counts as glare.
+    max_glare_share: float = 0.12
+
+
+#: The defaults used when no parameters are given.
+DEFAULTS = ReaderParams()

@@ -1,0 +1,316 @@
+"""Read every pip die in a tray photo: find pips, group them into faces, count them.
+
+Pipeline (each stage in its own module): pip candidates (``vision._pips``: round blobs
+darker or brighter than the face around them, at every scale) -> faces (``vision._faces``:
+pips that share a face colour and fit a standard 1-6 layout) -> checks (here: the face
+region around a lone pip, an empty grid place that looks like a pip, glare) -> readings in
+reading order, mapped back to the photo's pixels.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision._faces import FaceFit, fit_cluster, link_pips, single_pip
+from vision._pips import PipCandidates, find_pip_candidates
+from vision.errors import ImageDecodeError
+from vision.params import DEFAULTS, ReaderParams
+from vision.result import DieReading, TrayReading
+
+__all__ = ["DEFAULTS", "ReaderParams", "read_array", "read_bytes", "read_path"]
+
+Image = npt.NDArray[np.uint8]
+
+
+class _Die(NamedTuple):
+    """A die found on the work image, before mapping back to the photo."""
+
+    value: int | None
+    center: tuple[float, float]
+    size: float
+    confidence: float
+    outline: tuple[tuple[float, float], ...]
+
+
+def read_array(
+    image_bgr: npt.NDArray[np.uint8], *, params: ReaderParams = DEFAULTS
+) -> tuple[DieReading, ...]:
+    """Read every die in a decoded photo; dice in reading order (rows top to bottom, then x).
+
+    ``image_bgr`` is (H, W, 3) uint8 in OpenCV's BGR order (a (H, W) grey image is accepted
+    too). Centres, sizes and outlines are in the pixels of ``image_bgr``. A photo without
+    dice gives an empty tuple.
+    """
+    image = _validate(image_bgr)
+    h, w = image.shape[:2]
+    scale = min(1.0, params.work_max_side / max(h, w))
+    if scale < 1.0:
+        work = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
+    else:
+        work, scale_x, scale_y = image, 1.0, 1.0
+    dice = _read_work(work, params)
+    readings = [
+        DieReading(
+            value=d.value,
+            center=(d.center[0] / scale_x, d.center[1] / scale_y),
+            size_px=d.size / (0.5 * (scale_x + scale_y)),
+            confidence=round(d.confidence, 3),
+            flags=() if d.value is not None else ("uncertain",),
+            outline=tuple((x / scale_x, y / scale_y) for x, y in d.outline),
+        )
+        for d in dice
+    ]
+    return reading_order(readings)
+
+
+def read_bytes(data: bytes, *, params: ReaderParams = DEFAULTS) -> TrayReading:
+    """Decode an encoded photo (JPEG, PNG, ...) and read it; timing covers decoding.
+
+    Positions are in the pixels of the photo as displayed at full size, whatever size it
+    was decoded at.
+    """
+    start = time.perf_counter()
+    image, full_w, full_h = _decode(data, params)
+    dice = read_array(image, params=params)
+    sx, sy = full_w / image.shape[1], full_h / image.shape[0]
+    if sx != 1.0 or sy != 1.0:
+        dice = tuple(_rescale(d, sx, sy) for d in dice)
+    # Calibration flags (leaning, off_tray) are applied to `dice` here, on `image`.
+    elapsed_ms = (time.perf_counter() - start) * 1000.0
+    return TrayReading(width=full_w, height=full_h, elapsed_ms=elapsed_ms, dice=dice)
+
+
+def read_path(path: str | Path, *, params: ReaderParams = DEFAULTS) -> TrayReading:
+    """Read the photo stored at ``path`` (any format ``read_bytes`` accepts)."""
+    return read_bytes(Path(path).read_bytes(), params=params)
+
+
+def reading_order(dice: list[DieReading] | tuple[DieReading, ...]) -> tuple[DieReading, ...]:
+    """Sort dice into rows (top to bottom) and each row left to right.
+
+    A die joins a row when its centre is within half a die of the row's mean height, so a
+    row of dice slightly out of line still reads left to right.
+    """
+    if not dice:
+        return ()
+    size = float(np.median([d.size_px for d in dice])) or 1.0
+    rows: list[list[DieReading]] = []
+    for d in sorted(dice, key=lambda d: d.center[1]):
+        if rows:
+            row_y = float(np.mean([e.center[1] for e in rows[-1]]))
+            if abs(d.center[1] - row_y) <= 0.6 * size:
+                rows[-1].append(d)
+                continue
+        rows.append([d])
+    return tuple(d for row in rows for d in sorted(row, key=lambda d: d.center[0]))
+
+
+def _rescale(d: DieReading, sx: float, sy: float) -> DieReading:
+    return DieReading(
+        value=d.value,
+        center=(d.center[0] * sx, d.center[1] * sy),
+        size_px=d.size_px * 0.5 * (sx + sy),
+        confidence=d.confidence,
+        flags=d.flags,
+        outline=tuple((x * sx, y * sy) for x, y in d.outline),
+        evidence=d.evidence,
+    )
+
+
+def _decode(data: bytes, params: ReaderParams) -> tuple[Image, int, int]:
+    """Decode to BGR, reduced while decoding when the photo is much larger than needed."""
+    if not data:
+        raise ImageDecodeError("the image is empty (0 bytes)")
+    buf = np.frombuffer(data, np.uint8)
+    full = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if full is None:
+        raise ImageDecodeError("the data is not an image that can be decoded")
+    return full, int(full.shape[1]), int(full.shape[0])
+
+
+def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
+    if not isinstance(image_bgr, np.ndarray):
+        raise TypeError(f"image_bgr must be a numpy array, got {type(image_bgr).__name__}")
+    if image_bgr.dtype != np.uint8:
+        raise ValueError(f"image_bgr must have dtype uint8, got {image_bgr.dtype}")
+    if image_bgr.ndim == 2:
+        return np.ascontiguousarray(cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR))
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError(f"image_bgr must have shape (H, W, 3), got {image_bgr.shape}")
+    if min(image_bgr.shape[:2]) < 8:
+        raise ValueError(f"image_bgr is too small to hold a die: {image_bgr.shape[:2]}")
+    return np.ascontiguousarray(image_bgr)
+
+
+def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
+    """Find and read dice on the work image; positions in its pixels."""
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    cands = find_pip_candidates(work, gray, params)
+    if len(cands) == 0:
+        return []
+    blur = cv2.GaussianBlur(work, (3, 3), 0)
+    fits: list[FaceFit] = []
+    for members in link_pips(cands, gray, params):
+        if members.shape[0] == 1:
+            fits.append(single_pip(cands, int(members[0])))
+            continue
+        found = fit_cluster(cands, members, params)
+        if found is not None:
+            fits.extend(found)
+    dice: list[_Die] = []
+    for fit in sorted(fits, key=lambda f: -f.value):
+        die = _check_face(fit, cands, gray, blur, params)
+        if die is None:
+            continue
+        if fit.value == 1 and any(_inside(die.center, other) for other in dice):
+            continue
+        dice.append(die)
+    return dice
+
+
+def _inside(point: tuple[float, float], die: _Die) -> bool:
+    return bool(
+        np.hypot(point[0] - die.center[0], point[1] - die.center[1]) < 0.5 * die.size
+    )
+
+
+def _face_region(
+    fit: FaceFit, cands: PipCandidates, blur: Image, size_guess: float
+) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
+    """Grow the face's colour from beside its pips; ``(centre, side, angle_deg, outline)``.
+
+    None when the colour spills far beyond a die (the face is the colour of the floor).
+    """
+    h, w = blur.shape[:2]
+    cx, cy = fit.center
+    half = int(1.3 * size_guess) + 3
+    x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
+    x1, y1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
+    roi = blur[y0:y1, x0:x1]
+    rh, rw = roi.shape[:2]
+    members = np.array(fit.members, np.intp)
+    face = np.median(cands.ring_bgr[members], axis=0)
+    contrast = float(np.median(cands.contrast[members]))
+    # Seed beside the pip whose ring is nearest the face colour, on the side away from the
+    # face centre (between pips there may be no face at all on tiny dice).
+    best = None
+    for k in members.tolist():
+        r = 0.5 * float(cands.diam[k])
+        for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
+            sx = float(cands.xy[k, 0]) + np.cos(ang) * max(1.7 * r, r + 2) - x0
+            sy = float(cands.xy[k, 1]) + np.sin(ang) * max(1.7 * r, r + 2) - y0
+            ix, iy = int(round(sx)), int(round(sy))
+            if 0 <= ix < rw and 0 <= iy < rh:
+                dist = float(np.linalg.norm(roi[iy, ix].astype(np.float32) - face))
+                if best is None or dist < best[0]:
+                    best = (dist, ix, iy)
+    if best is None:
+        return None
+    tol = float(np.clip(0.4 * contrast, 10.0, 30.0))
+    mask = np.zeros((rh + 2, rw + 2), np.uint8)
+    cv2.floodFill(
+        roi, mask, (best[1], best[2]), (0, 0, 0), (tol,) * 3, (tol,) * 3,
+        4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8),
+    )
+    region = mask[1:-1, 1:-1]
+    for k in members.tolist():
+        cv2.circle(
+            region, (int(round(cands.xy[k, 0] - x0)), int(round(cands.xy[k, 1] - y0))),
+            int(np.ceil(0.6 * cands.diam[k])), 255, -1,
+        )
+    ys, xs = np.nonzero(region)
+    if xs.size == 0:
+        return None
+    spill = (
+        (x0 > 0 and xs.min() == 0) or (y0 > 0 and ys.min() == 0)
+        or (x1 < w and xs.max() == rw - 1) or (y1 < h and ys.max() == rh - 1)
+    )
+    if spill:
+        return None
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contour = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    (rx, ry), (a, b), ang = cv2.minAreaRect(hull)
+    if min(a, b) <= 0:
+        return None
+    area = float(cv2.contourArea(hull))
+    if area < 0.6 * a * b or max(a, b) > 1.6 * min(a, b):
+        return None
+    box = cv2.boxPoints(((rx, ry), (a, b), ang))
+    outline = tuple((float(px + x0), float(py + y0)) for px, py in box)
+    return (float(rx + x0), float(ry + y0)), float(np.sqrt(a * b)), float(ang), outline
+
+
+def _square(center: tuple[float, float], side: float, angle: float) -> tuple[
+    tuple[float, float], ...
+]:
+    box = cv2.boxPoints((center, (side, side), np.rad2deg(angle)))
+    return tuple((float(x), float(y)) for x, y in box)
+
+
+def _sample(gray: Image, pts: npt.NDArray[np.float32], radius: float) -> npt.NDArray[np.float32]:
+    """Mean grey level around each point (centre and four points at a third of ``radius``)."""
+    h, w = gray.shape
+    off = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32) * (0.33 * radius)
+    p = pts[:, None, :] + off[None]
+    ix = np.clip(np.rint(p[..., 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.rint(p[..., 1]), 0, h - 1).astype(np.intp)
+    return gray[iy, ix].astype(np.float32).mean(axis=1)
+
+
+def _check_face(
+    fit: FaceFit, cands: PipCandidates, gray: Image, blur: Image, params: ReaderParams
+) -> _Die | None:
+    """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
+    members = np.array(fit.members, np.intp)
+    diam = float(np.median(cands.diam[members]))
+    contrast = cands.contrast[members]
+    pol = float(cands.polarity[members[0]])
+    face_gray = float(np.median(cands.ring_gray[members]))
+    size_guess = fit.step * 3.6 if fit.value > 1 else 6.0 * diam
+    region = _face_region(fit, cands, blur, size_guess)
+    if fit.value == 1:
+        if region is None:
+            return None
+        centre, side, angle_deg, outline = region
+        if not (2.8 * diam <= side <= 10.0 * diam):
+            return None
+        if np.hypot(centre[0] - fit.center[0], centre[1] - fit.center[1]) > 0.25 * side:
+            return None
+        fit = fit._replace(step=0.27 * side, angle=float(np.deg2rad(angle_deg)))
+        g = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1) if gx or gy], np.float32)
+        ca, sa = np.cos(fit.angle), np.sin(fit.angle)
+        g = g * fit.step
+        empty = np.stack(
+            [fit.center[0] + g[:, 0] * ca - g[:, 1] * sa, fit.center[1] + g[:, 0] * sa + g[:, 1] * ca],
+            axis=1,
+        ).astype(np.float32)
+        fit = fit._replace(empty_places=empty)
+        size = side
+        quality_fit = 1.0
+    else:
+        if region is not None and 2.4 * fit.step <= region[1] <= 5.0 * fit.step:
+            size, outline = region[1], region[3]
+        else:
+            size = 3.6 * fit.step
+            outline = _square(fit.center, size, fit.angle)
+        quality_fit = 1.0 - 0.5 * fit.residual / params.max_grid_residual
+    # An empty grid place as dark (or bright) as a pip means a pip was missed.
+    ghost = 0.0
+    if fit.empty_places.shape[0]:
+        vals = _sample(gray, fit.empty_places, 0.5 * diam)
+        ghost = float(np.max(pol * (vals - face_gray))) / float(np.median(contrast))
+    quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
+    # Pips much fainter than their siblings are back-face pips showing through or noise.
+    quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
+    quality_pips = min(1.0, 0.25 + quality_pips)
+    confidence = float(np.clip(min(quality_fit, quality_ghost, quality_pips), 0.0, 1.0))
+    value: int | None = fit.value if confidence >= params.min_confidence else None
+    return _Die(value, fit.center, float(size), confidence, outline)
