@@ -176,6 +176,7 @@ def test_orientation_is_applied_to_a_reduced_jpeg(orientation: int) -> None:
     assert_close(decoded.image_bgr, expected, tol=8.0)
     # OpenCV's own orientation handling (without IGNORE_ORIENTATION) gives the same picture
     auto = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_REDUCED_COLOR_4)
+    assert auto is not None
     assert_close(decoded.image_bgr, auto, tol=1.0)
 
 
