@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from companion.rules import (
@@ -122,13 +123,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_score)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+    for name in _COMMAND_MODULES:
+        module = importlib.import_module(name)
+        module.register(sub)
     return parser
 
 
-#: Sub-commands added by other parts of the program (the reader, the web app, ...).
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
+#: Modules adding their sub-commands with ``register(subparsers)``; each imports its heavy
+#: libraries (OpenCV, Flask, numpy) inside its handler so that ``score`` stays fast.
+_COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
