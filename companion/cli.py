@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules adding their sub-commands with ``register(subparsers)``; each imports its heavy
 #: libraries (OpenCV, Flask, numpy) inside its handler so that ``score`` stays fast.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("companion.read_command",)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
