@@ -1,0 +1,1 @@
+"""Development tools for dice-companion (scene renderer, helpers); never needed at run time."""
