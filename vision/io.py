@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,11 @@ _FORMAT_HINT: Final = "send a JPEG, PNG, WebP or HEIC photo"
 # A truncated file must be an error, never half a grey photo.
 ImageFile.LOAD_TRUNCATED_IMAGES = False
 pillow_heif.register_heif_opener()
+#: ``warnings.catch_warnings`` swaps process-wide state; two threads (the web app serves
+#: uploads on several) interleaving it could leave the filters changed for good. The lazy open
+#: it guards takes tens of microseconds, so holding a lock is cheap.
+_WARNINGS_LOCK: Final = threading.Lock()
+
 # Import every Pillow plugin now rather than on the first WebP or HEIC, so the first photo's
 # timing does not pay for it.
 Image.init()
@@ -210,7 +216,7 @@ def _open(data: bytes) -> tuple[ImageInfo, Image.Image]:
         # Pillow warns (and, past twice its own limit, raises) about decompression bombs; the
         # warning becomes an exception here so it is turned into our error, never printed.
         # Pillow may also warn about plugins that could not identify the file: not our concern.
-        with warnings.catch_warnings():
+        with _WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             lazy = Image.open(io.BytesIO(data), formats=_OPEN_FORMATS)
@@ -339,16 +345,15 @@ def _decode_cv2(data: bytes, info: ImageInfo, k: int) -> _Img:
 def _decode_pillow(lazy: Image.Image, info: ImageInfo) -> _Img:
     """Decode with Pillow (HEIC and the rarer formats), orientation not applied."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            lazy.load()
-            im = lazy
-            if im.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
-                return _to_bgr8(np.asarray(im))
-            if im.mode not in ("RGB", "RGBA"):
-                has_alpha = im.mode in ("LA", "PA", "La") or "transparency" in im.info
-                im = im.convert("RGBA" if has_alpha else "RGB")
-            rgb = np.asarray(im)
+        lazy.load()
+        im = lazy
+        if im.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+            return _to_bgr8(np.asarray(im))
+        if im.mode not in ("RGB", "RGBA"):
+            # A palette with transparency goes to RGBA, the conversion Pillow does not warn about.
+            has_alpha = im.mode in ("LA", "PA", "La") or "transparency" in im.info
+            im = im.convert("RGBA" if has_alpha else "RGB")
+        rgb = np.asarray(im)
     except ImageDecodeError:
         raise
     except Exception as exc:

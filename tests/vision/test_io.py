@@ -520,3 +520,39 @@ def test_reduced_decode_of_a_portrait_photo_uses_the_displayed_long_side() -> No
     assert decoded.scale == 0.25
     assert decoded.image_bgr.shape == (133, 200, 3)
     assert (decoded.width, decoded.height) == (800, 532)
+
+
+# --- the rarer formats, through Pillow ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["BMP", "TIFF", "GIF"])
+def test_rarer_formats_decode_through_pillow(fmt: str) -> None:
+    scene = upright_scene()
+    decoded = decode(encode_pil(scene, fmt))
+    assert_bgr_image(decoded.image_bgr)
+    assert_close(decoded.image_bgr, scene, tol=3.0)
+
+
+def test_sixteen_bit_tiff_is_scaled_to_eight_bits() -> None:
+    buf = io.BytesIO()
+    Image.fromarray(np.array([[0, 257 * 200, 65535]], np.uint16)).save(buf, "TIFF")
+    assert decode(buf.getvalue()).image_bgr[0, :, 0].tolist() == [0, 200, 255]
+
+
+def test_gif_transparency_is_composited_onto_white() -> None:
+    pal = Image.fromarray(upright_scene()[:, :, ::-1]).convert("P", palette=Image.Palette.ADAPTIVE)
+    buf = io.BytesIO()
+    pal.save(buf, "GIF", transparency=pal.getpixel((0, 0)))
+    assert decode(buf.getvalue()).image_bgr[4, 4].tolist() == [255, 255, 255]
+
+
+def test_decoding_in_threads_leaves_the_warning_filters_alone() -> None:
+    import warnings
+    from concurrent.futures import ThreadPoolExecutor
+
+    before = list(warnings.filters)
+    data = [encode_pil(upright_scene(), fmt) for fmt in ("JPEG", "PNG", "WEBP", "HEIF")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        shapes = list(pool.map(lambda d: decode(d).image_bgr.shape, data * 10))
+    assert set(shapes) == {(64, 96, 3)}
+    assert warnings.filters == before
