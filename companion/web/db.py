@@ -51,9 +51,7 @@ class SchemaTooNewError(RuntimeError):
 
 def connect(path: str | Path) -> sqlite3.Connection:
     """Open the database file in autocommit mode with WAL, foreign keys and a busy timeout."""
-    conn = sqlite3.connect(
-        str(path), isolation_level=None, timeout=30.0, check_same_thread=False
-    )
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=30.0, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA foreign_keys = ON")

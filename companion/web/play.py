@@ -138,7 +138,10 @@ def recent(conn: sqlite3.Connection, limit: int = 20) -> list[GameRow]:
     ).fetchall()
     return [
         GameRow(
-            r["id"], r["game"], tuple(json.loads(r["players"])), json.loads(r["options"]),
+            r["id"],
+            r["game"],
+            tuple(json.loads(r["players"])),
+            json.loads(r["options"]),
             r["created"],
         )
         for r in rows
