@@ -58,8 +58,14 @@ class FaceFit(NamedTuple):
     empty_places: npt.NDArray[np.float32]
 
 
-def fit_layout(points: npt.NDArray[np.float32], members: tuple[int, ...]) -> FaceFit | None:
-    """Fit the standard layout with as many pips as ``points`` (N, 2); None when none fits."""
+def fit_layout(
+    points: npt.NDArray[np.float32], members: tuple[int, ...], diam: float = 0.0
+) -> FaceFit | None:
+    """Fit the standard layout with as many pips as ``points`` (N, 2); None when none fits.
+
+    With ``diam`` (the pips' diameter) a layout whose grid is far too wide or too tight for
+    pips of that size does not fit: on dice the grid step is 1-3 pip diameters.
+    """
     n = points.shape[0]
     if n < 2 or n > 6:
         return None
@@ -67,7 +73,7 @@ def fit_layout(points: npt.NDArray[np.float32], members: tuple[int, ...]) -> Fac
     q = points - centre
     radius = float(np.linalg.norm(q, axis=1).mean())
     step = radius / _MEAN_RADIUS[n]
-    if step <= 0:
+    if step <= 0 or (diam > 0 and not 0.7 * diam <= step <= 4.0 * diam):
         return None
     cos, sin = np.cos(_ANGLES), np.sin(_ANGLES)
     # Rotate the pips by -angle for every angle tried: (A, N, 2) grid coordinates.
@@ -182,63 +188,55 @@ def link_pips(
 
 def fit_cluster(
     cands: PipCandidates, members: IntArray, params: ReaderParams
-) -> list[FaceFit] | None:
-    """Explain a cluster of pips as one or more faces; None when nothing fits well.
+) -> list[FaceFit]:
+    """Explain a cluster of linked pips as faces; pips left over are returned as ones.
 
-    Tries the whole cluster, then the cluster less one or two stray pips, then a split into
-    two or three faces.
+    A clean cluster is one face. Otherwise (a die with its side faces in view, touching dice
+    of one colour, a stray blob) every anchor pip with its nearest like-sized neighbours is
+    tried as a face of 2-6 pips, and the best faces are taken greedily: more pips, a tighter
+    fit and bigger pips (the top face's pips are seen face-on, side faces' foreshortened) win.
     """
     n = members.shape[0]
-    pts = cands.xy[members]
-
-    def good(fit: FaceFit | None) -> bool:
-        return fit is not None and fit.residual <= params.max_grid_residual
-
-    if 2 <= n <= 6:
-        fit = fit_layout(pts, tuple(members.tolist()))
-        if fit is not None and good(fit):
+    if n == 1:
+        return [single_pip(cands, int(members[0]))]
+    if n <= 6:
+        fit = fit_layout(
+            cands.xy[members], tuple(members.tolist()), float(np.median(cands.diam[members]))
+        )
+        if fit is not None and fit.residual <= params.max_grid_residual:
             return [fit]
-    if 3 <= n <= 7:
-        best: FaceFit | None = None
-        for drop in range(n):
-            keep = np.arange(n) != drop
-            f = fit_layout(pts[keep], tuple(members[keep].tolist()))
-            if good(f) and f is not None and (best is None or f.residual < best.residual):
-                best = f
-        if best is not None and n - 1 >= 2:
-            return [best]
-    if n >= 4:
-        return _split(cands, members, params)
-    return None
-
-
-def _split(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit] | None:
-    """Split a cluster into 2 or 3 faces by k-means on the pip positions."""
-    import cv2
-
-    pts = cands.xy[members].astype(np.float32)
-    n = pts.shape[0]
-    best: list[FaceFit] | None = None
-    best_res = np.inf
-    kmin = max(2, int(np.ceil(n / 6)))
-    for k in range(kmin, min(kmin + 2, n) + 1):
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-        cv2.setRNGSeed(1)
-        _c, labels, _centres = cv2.kmeans(pts, k, None, crit, 4, cv2.KMEANS_PP_CENTERS)
-        labels = labels.ravel()
-        fits: list[FaceFit] = []
-        worst = 0.0
-        for g in range(k):
-            sel = members[labels == g]
-            if sel.shape[0] == 1:
-                fits.append(single_pip(cands, int(sel[0])))
+    pts = cands.xy[members]
+    diam = cands.diam[members]
+    dmax = float(diam.max())
+    options: dict[frozenset[int], tuple[float, FaceFit]] = {}
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    for a in range(n):
+        like = np.flatnonzero(
+            (np.maximum(diam, diam[a]) <= 1.45 * np.minimum(diam, diam[a]))
+            & (dist[a] <= params.max_link_diameters * 0.5 * (diam + diam[a]))
+        )
+        like = like[np.argsort(dist[a, like], kind="stable")]
+        for size in range(2, min(6, like.shape[0]) + 1):
+            sel = like[:size]
+            key = frozenset(int(members[i]) for i in sel)
+            if key in options:
                 continue
-            f = fit_layout(cands.xy[sel], tuple(sel.tolist()))
+            f = fit_layout(
+                pts[sel], tuple(int(members[i]) for i in sel), float(np.median(diam[sel]))
+            )
             if f is None or f.residual > params.max_grid_residual:
-                fits = []
-                break
-            fits.append(f)
-            worst = max(worst, f.residual)
-        if fits and worst < best_res:
-            best, best_res = fits, worst
-    return best
+                continue
+            score = (
+                size
+                + 0.8 * (1.0 - f.residual / params.max_grid_residual)
+                + 1.5 * float(diam[sel].mean()) / dmax
+            )
+            options[key] = (score, f)
+    chosen: list[FaceFit] = []
+    used: set[int] = set()
+    for _score, f in sorted(options.values(), key=lambda t: -t[0]):
+        if used.isdisjoint(f.members):
+            chosen.append(f)
+            used.update(f.members)
+    chosen.extend(single_pip(cands, int(k)) for k in members.tolist() if int(k) not in used)
+    return chosen

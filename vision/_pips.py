@@ -168,7 +168,24 @@ def _measure(
         xy[ok], diam[ok], pol[ok], contrast[ok].astype(np.float32), ring_bgr[ok].astype(np.float32),
         ring_gray[ok].astype(np.float32), uniform[ok].astype(np.float32),
     )
-    return _dedupe(cands)
+    return _drop_containers(_dedupe(cands))
+
+
+def _drop_containers(c: PipCandidates) -> PipCandidates:
+    """Drop blobs with smaller blobs inside: a whole die seen as a blob, not a pip."""
+    n = len(c)
+    if n <= 1:
+        return c
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(c.xy)
+    big = np.flatnonzero(c.diam >= 2.5 * float(c.diam.min()))
+    keep = np.ones(n, bool)
+    for k in big.tolist():
+        inside = tree.query_ball_point(c.xy[k], r=0.6 * float(c.diam[k]))
+        if any(c.diam[m] < 0.6 * c.diam[k] for m in inside if m != k):
+            keep[k] = False
+    return c.take(keep)
 
 
 def _dedupe(c: PipCandidates) -> PipCandidates:

@@ -18,7 +18,7 @@ class ReaderParams(NamedTuple):
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.
-    max_pip_frac: float = 0.08
+    max_pip_frac: float = 0.25
     #: Least grey-level difference between a pip and the face around it.
     min_pip_contrast: float = 14.0
     #: Least share of the ring around a pip that must have the face's colour.

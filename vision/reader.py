@@ -161,24 +161,29 @@ def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
         if members.shape[0] == 1:
             fits.append(single_pip(cands, int(members[0])))
             continue
-        found = fit_cluster(cands, members, params)
-        if found is not None:
-            fits.extend(found)
-    dice: list[_Die] = []
-    for fit in sorted(fits, key=lambda f: -f.value):
+        fits.extend(fit_cluster(cands, members, params))
+    checked = []
+    for fit in fits:
         die = _check_face(fit, cands, gray, blur, params)
-        if die is None:
+        if die is not None:
+            checked.append((float(np.mean(cands.diam[list(fit.members)])), fit.value, die))
+    # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
+    # die beside it are foreshortened, so their pips look smaller.
+    checked.sort(key=lambda t: (-t[0], -t[1]))
+    dice: list[tuple[float, _Die]] = []
+    for diam, _value, die in checked:
+        if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
-        if fit.value == 1 and any(_inside(die.center, other) for other in dice):
-            continue
-        dice.append(die)
-    return dice
+        dice.append((diam, die))
+    return [d for _diam, d in dice]
 
 
-def _inside(point: tuple[float, float], die: _Die) -> bool:
-    return bool(
-        np.hypot(point[0] - die.center[0], point[1] - die.center[1]) < 0.5 * die.size
-    )
+def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
+    """True when ``die`` overlaps ``other`` or is a side face beside it (smaller pips, near)."""
+    dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
+    if dist < 0.55 * other.size:
+        return True
+    return dist < 0.95 * other.size and diam < 0.85 * other_diam
 
 
 def _face_region(
@@ -213,16 +218,36 @@ def _face_region(
                     best = (dist, ix, iy)
     if best is None:
         return None
-    tol = float(np.clip(0.4 * contrast, 10.0, 30.0))
+    found = None
+    for tol in (8.0, 14.0, 22.0, 32.0, 45.0):
+        if tol > max(14.0, 0.6 * contrast):
+            break
+        shape = _grow(roi, (best[1], best[2]), tol, fit, cands, x0, y0, (x0, y0, x1, y1), (w, h))
+        if shape is None:
+            if found is not None:
+                break
+            continue
+        found = shape
+    return found
+
+
+def _grow(
+    roi: Image, seed: tuple[int, int], tol: float, fit: FaceFit, cands: PipCandidates,
+    x0: int, y0: int, window: tuple[int, int, int, int], size: tuple[int, int],
+) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
+    """Flood the face colour within ``tol`` from ``seed``; the region's square or None."""
+    rh, rw = roi.shape[:2]
+    _x0, _y0, x1, y1 = window
+    w, h = size
     mask = np.zeros((rh + 2, rw + 2), np.uint8)
     cv2.floodFill(
-        roi, mask, (best[1], best[2]), (0, 0, 0), (tol,) * 3, (tol,) * 3,
+        roi, mask, seed, (0, 0, 0), (tol,) * 3, (tol,) * 3,
         4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8),
     )
     region = mask[1:-1, 1:-1]
-    for k in members.tolist():
+    for k in fit.members:
         cv2.circle(
-            region, (int(round(cands.xy[k, 0] - x0)), int(round(cands.xy[k, 1] - y0))),
+            region, (round(float(cands.xy[k, 0]) - x0), round(float(cands.xy[k, 1]) - y0)),
             int(np.ceil(0.6 * cands.diam[k])), 255, -1,
         )
     ys, xs = np.nonzero(region)
@@ -312,5 +337,8 @@ def _check_face(
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
     quality_pips = min(1.0, 0.25 + quality_pips)
     confidence = float(np.clip(min(quality_fit, quality_ghost, quality_pips), 0.0, 1.0))
+    if confidence < 0.5 * params.min_confidence:
+        # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
+        return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
     return _Die(value, fit.center, float(size), confidence, outline)
