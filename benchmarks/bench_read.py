@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             photos, source = make_test_photos(Path(tmp), quality=args.quality)
 
         print(f"# Reading benchmark: {source}")
-        print(f"# {pinned}; cv2.setNumThreads(1); median of {args.repeat} runs, in ms.")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"# {pinned}; cv2.setNumThreads(1); median of {args.repeat} runs, in ms;")
+        print(f"# steps run round-robin; load average at start {load} on {os.cpu_count()} CPUs.")
         print("# Every column starts from the file on disk: the decode and reader times include")
         print(f"# reading the bytes. Reduced decode: vision.io.decode(data, max_side={max_side}).")
         print()
@@ -132,14 +134,18 @@ def load_reader() -> Callable[[bytes], Any] | None:
     return read_bytes
 
 
-def median_ms(step: Callable[[], object], repeat: int) -> float:
-    step()  # warm-up: first-call costs (plugin imports, allocator growth) are not the point
-    times = []
+def interleaved_medians(steps: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median ms of each step, the steps run round-robin so that load from other processes
+    falls on all of them alike (their ratios stay fair on a shared machine)."""
+    for step in steps.values():
+        step()  # warm-up: first-call costs (plugin imports, allocator growth) are not the point
+    times: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000.0
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) * 1000.0 for name, ts in times.items()}
 
 
 def table_row(
@@ -151,32 +157,31 @@ def table_row(
     except ImageDecodeError as exc:
         return f"| {path.name} | - | error: {exc} | | | | |"
     size = f"{path.stat().st_size / 1e6:.2f} MB"
-
-    def imread() -> object:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise RuntimeError("cv2.imread could not read it")
-        return image
-
-    try:
-        a: float | None = median_ms(imread, repeat)
-    except RuntimeError:
-        a = None
-    full = median_ms(lambda: vio.decode(path.read_bytes()), repeat)
-    reduced = median_ms(lambda: vio.decode(path.read_bytes(), max_side=max_side), repeat)
     k = vio.reduction_factor(max(info.width, info.height), max_side)
+
+    steps: dict[str, Callable[[], object]] = {
+        "full": lambda: vio.decode(path.read_bytes()),
+        "reduced": lambda: vio.decode(path.read_bytes(), max_side=max_side),
+    }
+    if cv2.imread(str(path), cv2.IMREAD_COLOR) is not None:
+        steps["imread"] = lambda: cv2.imread(str(path), cv2.IMREAD_COLOR)
     c_text, ratio = NA_READER, "n/a"
     if read_bytes is not None:
         try:
-            c = median_ms(lambda: read_bytes(path.read_bytes()), repeat)
+            read_bytes(path.read_bytes())
         except Exception as exc:  # the reader is someone else's work in progress
             c_text = f"error: {type(exc).__name__}: {exc}"
         else:
-            c_text = f"{c:.1f}"
-            ratio = f"{c / a:.2f}x" if a else "n/a"
+            steps["reader"] = lambda: read_bytes(path.read_bytes())
+    ms = interleaved_medians(steps, repeat)
+    a = ms.get("imread")
+    if "reader" in ms:
+        c_text = f"{ms['reader']:.1f}"
+        ratio = f"{ms['reader'] / a:.2f}x" if a else "n/a"
     a_text = f"{a:.1f}" if a is not None else "n/a (cv2 cannot read it)"
     return (
-        f"| {label} | {size} | {a_text} | {full:.1f} | {reduced:.1f} (1/{k}) | {c_text} | {ratio} |"
+        f"| {label} | {size} | {a_text} | {ms['full']:.1f} | {ms['reduced']:.1f} (1/{k}) "
+        f"| {c_text} | {ratio} |"
     )
 
 
@@ -191,10 +196,13 @@ def compare_pillow(photos: list[Path], repeat: int) -> None:
             continue
         for k in (1, 2, 4, 8):
             cv, pil_load, pil_bgr, exif = _decoders(data, k)
+            ms = interleaved_medians(
+                {"cv": cv, "pil_load": pil_load, "pil_bgr": pil_bgr, "exif": exif}, repeat
+            )
             print(
-                f"| {info.width}x{info.height} | 1/{k} | {median_ms(cv, repeat):.1f} | "
-                f"{median_ms(pil_load, repeat):.1f} | {median_ms(pil_bgr, repeat):.1f} | "
-                f"{median_ms(exif, repeat):.3f} (Pillow lazy open) |"
+                f"| {info.width}x{info.height} | 1/{k} | {ms['cv']:.1f} | "
+                f"{ms['pil_load']:.1f} | {ms['pil_bgr']:.1f} | "
+                f"{ms['exif']:.3f} (Pillow lazy open) |"
             )
 
 
