@@ -556,3 +556,14 @@ def test_decoding_in_threads_leaves_the_warning_filters_alone() -> None:
         shapes = list(pool.map(lambda d: decode(d).image_bgr.shape, data * 10))
     assert set(shapes) == {(64, 96, 3)}
     assert warnings.filters == before
+
+
+def test_probe_reads_only_the_header() -> None:
+    # The first kilobyte of a JPEG holds its header: probe needs nothing else, decode does.
+    scene = cv2.resize(upright_scene(), (960, 640), interpolation=cv2.INTER_NEAREST)
+    data = encode_pil(stored_for(scene, 8), "JPEG", quality=90, exif=exif_with_orientation(8))
+    head = data[:1024]
+    info = probe(head)
+    assert (info.format, info.width, info.height, info.orientation) == ("JPEG", 960, 640, 8)
+    with pytest.raises(ImageDecodeError, match="truncated"):
+        decode(head)
