@@ -201,7 +201,7 @@ def fit_cluster(
         return [single_pip(cands, int(members[0]))]
     if n <= 6:
         fit = fit_layout(
-            cands.xy[members], tuple(members.tolist()), float(np.median(cands.diam[members]))
+            cands.xy[members], tuple(members.tolist()), float(np.mean(cands.diam[members]))
         )
         if fit is not None and fit.residual <= params.max_grid_residual:
             return [fit]
@@ -222,7 +222,7 @@ def fit_cluster(
             if key in options:
                 continue
             f = fit_layout(
-                pts[sel], tuple(int(members[i]) for i in sel), float(np.median(diam[sel]))
+                pts[sel], tuple(int(members[i]) for i in sel), float(np.mean(diam[sel]))
             )
             if f is None or f.residual > params.max_grid_residual:
                 continue

@@ -63,7 +63,7 @@ def _blobs_at_scale(
     g16 = gray.astype(np.int16)
     c = int(round(params.min_pip_contrast * 0.6))
     out = []
-    dmin = max(params.min_pip_px * 0.8, block / 5.0)
+    dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
         mask = (g16 < mean - c) if polarity < 0 else (g16 > mean + c)
@@ -111,15 +111,18 @@ def find_pip_candidates(
     pols: list[FloatArray] = []
     level_img = gray
     factor = 1.0
-    # Two block sizes per pyramid level cover pip diameters from ~2.5 to ~11 px there; halving
-    # the image reaches bigger pips at a quarter of the cost.
+    # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px; each
+    # halving of the image then reaches twice bigger pips with the 23 px block at a quarter of
+    # the cost. Halving first would merge the close-set pips of a small six.
+    blocks: tuple[int, ...] = (13, 23)
     while True:
-        for block in (11, 19):
+        for block in blocks:
             for cxy, d, pol in _blobs_at_scale(level_img, block, params):
                 centres.append((cxy + 0.5) * factor - 0.5)
                 diams.append(d * factor)
                 pols.append(np.full(d.shape, pol, np.float32))
-        if 19 / 1.7 * factor >= max_d or min(level_img.shape) < 60:
+        blocks = (23,)
+        if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
             break
         level_img = cv2.pyrDown(level_img)
         factor *= 2.0

@@ -22,7 +22,7 @@ class ReaderParams(NamedTuple):
     #: Least grey-level difference between a pip and the face around it.
     min_pip_contrast: float = 14.0
     #: Least share of the ring around a pip that must have the face's colour.
-    min_ring_uniformity: float = 0.6
+    min_ring_uniformity: float = 0.5
     #: Largest pip-to-pip distance on one face, in pip diameters.
     max_link_diameters: float = 5.2
     #: Largest ratio between the diameters of two pips on one face.

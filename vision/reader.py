@@ -203,21 +203,20 @@ def _face_region(
     members = np.array(fit.members, np.intp)
     face = np.median(cands.ring_bgr[members], axis=0)
     contrast = float(np.median(cands.contrast[members]))
-    # Seed beside the pip whose ring is nearest the face colour, on the side away from the
-    # face centre (between pips there may be no face at all on tiny dice).
-    best = None
-    for k in members.tolist():
-        r = 0.5 * float(cands.diam[k])
-        for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
-            sx = float(cands.xy[k, 0]) + np.cos(ang) * max(1.7 * r, r + 2) - x0
-            sy = float(cands.xy[k, 1]) + np.sin(ang) * max(1.7 * r, r + 2) - y0
-            ix, iy = int(round(sx)), int(round(sy))
-            if 0 <= ix < rw and 0 <= iy < rh:
-                dist = float(np.linalg.norm(roi[iy, ix].astype(np.float32) - face))
-                if best is None or dist < best[0]:
-                    best = (dist, ix, iy)
-    if best is None:
+    # Seed beside the pip whose ring is nearest the face colour (between pips there may be
+    # no face at all on tiny dice).
+    r = 0.5 * cands.diam[members]
+    reach = np.maximum(1.7 * r, r + 2)[:, None]
+    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)[None, :]
+    sx = np.rint(cands.xy[members, 0][:, None] + np.cos(ang) * reach - x0).astype(np.intp).ravel()
+    sy = np.rint(cands.xy[members, 1][:, None] + np.sin(ang) * reach - y0).astype(np.intp).ravel()
+    inside = (sx >= 0) & (sx < rw) & (sy >= 0) & (sy < rh)
+    if not np.any(inside):
         return None
+    sx, sy = sx[inside], sy[inside]
+    dist = np.linalg.norm(roi[sy, sx].astype(np.float32) - face, axis=1)
+    k = int(np.argmin(dist))
+    best = (float(dist[k]), int(sx[k]), int(sy[k]))
     found = None
     for tol in (8.0, 14.0, 22.0, 32.0, 45.0):
         if tol > max(14.0, 0.6 * contrast):
@@ -250,12 +249,12 @@ def _grow(
             region, (round(float(cands.xy[k, 0]) - x0), round(float(cands.xy[k, 1]) - y0)),
             int(np.ceil(0.6 * cands.diam[k])), 255, -1,
         )
-    ys, xs = np.nonzero(region)
-    if xs.size == 0:
+    bx, by, bw, bh = cv2.boundingRect(region)
+    if bw == 0:
         return None
     spill = (
-        (x0 > 0 and xs.min() == 0) or (y0 > 0 and ys.min() == 0)
-        or (x1 < w and xs.max() == rw - 1) or (y1 < h and ys.max() == rh - 1)
+        (x0 > 0 and bx == 0) or (y0 > 0 and by == 0)
+        or (x1 < w and bx + bw == rw) or (y1 < h and by + bh == rh)
     )
     if spill:
         return None
@@ -271,6 +270,26 @@ def _grow(
     box = cv2.boxPoints(((rx, ry), (a, b), ang))
     outline = tuple((float(px + x0), float(py + y0)) for px, py in box)
     return (float(rx + x0), float(ry + y0)), float(np.sqrt(a * b)), float(ang), outline
+
+
+def _on_floor(
+    blur: Image, center: tuple[float, float], diam: float, face_bgr: npt.NDArray[np.float32]
+) -> bool:
+    """True when the colour around a lone pip goes on far beyond any die: a speck on the floor.
+
+    Samples a circle of five pip diameters (outside a die around a one-pip face).
+    """
+    h, w = blur.shape[:2]
+    ang = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    rad = 5.5 * diam
+    xs = np.rint(center[0] + np.cos(ang) * rad).astype(np.intp)
+    ys = np.rint(center[1] + np.sin(ang) * rad).astype(np.intp)
+    ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    if ok.sum() < 12:
+        return False
+    far = blur[ys[ok], xs[ok]].astype(np.float32)
+    same = np.linalg.norm(far - face_bgr, axis=1) < 14.0
+    return bool(same.mean() >= 0.8)
 
 
 def _square(center: tuple[float, float], side: float, angle: float) -> tuple[
@@ -295,13 +314,14 @@ def _check_face(
 ) -> _Die | None:
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
-    diam = float(np.median(cands.diam[members]))
+    diam = float(np.mean(cands.diam[members]))
     contrast = cands.contrast[members]
     pol = float(cands.polarity[members[0]])
-    face_gray = float(np.median(cands.ring_gray[members]))
-    size_guess = fit.step * 3.6 if fit.value > 1 else 6.0 * diam
-    region = _face_region(fit, cands, blur, size_guess)
+    face_gray = float(np.mean(cands.ring_gray[members]))
     if fit.value == 1:
+        if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
+            return None
+        region = _face_region(fit, cands, blur, 6.0 * diam)
         if region is None:
             return None
         centre, side, angle_deg, outline = region
@@ -321,17 +341,14 @@ def _check_face(
         size = side
         quality_fit = 1.0
     else:
-        if region is not None and 2.4 * fit.step <= region[1] <= 5.0 * fit.step:
-            size, outline = region[1], region[3]
-        else:
-            size = 3.6 * fit.step
-            outline = _square(fit.center, size, fit.angle)
+        size = 3.6 * fit.step
+        outline = _square(fit.center, size, fit.angle)
         quality_fit = 1.0 - 0.5 * fit.residual / params.max_grid_residual
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
     ghost = 0.0
     if fit.empty_places.shape[0]:
         vals = _sample(gray, fit.empty_places, 0.5 * diam)
-        ghost = float(np.max(pol * (vals - face_gray))) / float(np.median(contrast))
+        ghost = float(np.max(pol * (vals - face_gray))) / float(np.mean(contrast))
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
