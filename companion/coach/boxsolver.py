@@ -49,6 +49,7 @@ class BoxModel:
     game: BoxGame
     dice: DiceSets
     scores: npt.NDArray[np.int64]
+    scores_f: FloatArray
     key_points: tuple[npt.NDArray[np.int64], ...]
     key_of_roll: tuple[IntArray, ...]
     upper: tuple[bool, ...]
@@ -59,9 +60,14 @@ class BoxModel:
     repeat_requires: int
     repeat_points: int
     repeat_roll: BoolArray
+    repeat_rows: IntArray
     n_upper_totals: int
     n_flags: int
     upper_reach: tuple[tuple[int, ...], ...]
+    #: (2**categories,) the upper-submask of each mask, and (2**uppers,) the most points the
+    #: open upper boxes of each upper-submask can still add.
+    upper_sub_of_mask: IntArray
+    upper_room: IntArray
 
     @property
     def n_categories(self) -> int:
@@ -81,6 +87,17 @@ class BoxModel:
 
     def upper_submask(self, mask: int) -> int:
         return sum(1 << j for j, c in enumerate(self.upper_ids) if mask >> c & 1)
+
+    def canonical_total(self, mask: IntArray, total: IntArray) -> IntArray:
+        """The upper total standing for ``total`` in the table: once the bonus can no longer be
+        reached (or every upper box is filled) the total changes nothing, so all such totals
+        share the value of the smallest reachable one (0)."""
+        if self.n_upper_totals == 1:
+            return total
+        sub = self.upper_sub_of_mask[mask]
+        settled = total + self.upper_room[sub] < self.threshold
+        settled |= sub == (1 << len(self.upper_ids)) - 1
+        return np.where(settled, 0, total)
 
     def states(self, filled_count: int) -> tuple[IntArray, IntArray, IntArray]:
         """Every reachable state with this many filled boxes: (mask, upper total, flag)."""
@@ -130,10 +147,23 @@ def box_model(game: BoxGame) -> BoxModel:
                 if sub >> j & 1:
                     totals = {min(threshold, t + int(p)) for t in totals for p in key_points[c]}
         reach.append(tuple(sorted(totals)))
+    n_cat = len(cats)
+    sub_of_mask = np.array(
+        [sum(1 << j for j, c in enumerate(upper_ids) if m >> c & 1) for m in range(1 << n_cat)],
+        dtype=np.intp,
+    )
+    room = np.array(
+        [
+            sum(int(key_points[c].max()) for j, c in enumerate(upper_ids) if not sub >> j & 1)
+            for sub in range(1 << len(upper_ids))
+        ],
+        dtype=np.intp,
+    )
     return BoxModel(
         game=game,
         dice=ds,
         scores=scores,
+        scores_f=scores.astype(np.float64),
         key_points=tuple(key_points),
         key_of_roll=tuple(key_of_roll),
         upper=upper,
@@ -144,38 +174,70 @@ def box_model(game: BoxGame) -> BoxModel:
         repeat_requires=rb.requires_points if rb is not None else 0,
         repeat_points=rb.points if rb is not None else 0,
         repeat_roll=repeat_roll,
+        repeat_rows=np.flatnonzero(repeat_roll).astype(np.intp),
         n_upper_totals=threshold + 1 if ub is not None else 1,
         n_flags=2 if rb is not None else 1,
         upper_reach=tuple(reach),
+        upper_sub_of_mask=sub_of_mask,
+        upper_room=room,
     )
 
 
-def box_heads(
-    model: BoxModel, table: FloatArray, mask: IntArray, total: IntArray, flag: IntArray
-) -> list[tuple[int, FloatArray]]:
-    """For each category open in some column: (category, (distinct points, batch) array) of
-    points + upper bonus + value of the next state when filling it with those points; -inf
-    where the category is already filled."""
-    heads = []
-    for c in range(model.n_categories):
-        is_open = (mask >> c & 1) == 0
-        if not is_open.any():
-            continue
-        points = model.key_points[c]
-        head = np.empty((points.size, mask.size), dtype=np.float64)
-        nxt = mask | (1 << c)
-        for k, p in enumerate(points.tolist()):
-            t2, bonus = total, 0.0
-            if model.upper[c] and model.n_upper_totals > 1:
-                t2 = np.minimum(model.threshold, total + p)
-                bonus = model.upper_points * ((total < model.threshold) & (t2 >= model.threshold))
-            f2 = flag
-            if c == model.repeat and model.n_flags == 2:
-                f2 = np.full_like(flag, int(p == model.repeat_requires))
-            head[k] = p + bonus + table[model.flat_index(nxt, t2, f2)]
-        head[:, ~is_open] = -np.inf
-        heads.append((c, head))
-    return heads
+def _next_values(
+    model: BoxModel, table: FloatArray, c: int, mask: IntArray, total: IntArray, flag: IntArray
+) -> tuple[FloatArray, bool]:
+    """Bonus + value of the next state after filling category ``c``, -inf where it is filled.
+
+    Returns ((distinct points, batch), True) when the next state depends on the points (an upper
+    box under an upper bonus, the repeat box), else ((1, batch), False) for any points.
+    """
+    is_open = (mask >> c & 1) == 0
+    nxt = (mask | (1 << c))[None, :]
+    upper = model.upper[c] and model.n_upper_totals > 1
+    repeat = c == model.repeat and model.n_flags == 2
+    by_points = upper or repeat
+    points = model.key_points[c][:, None] if by_points else np.zeros((1, 1), dtype=np.int64)
+    t2 = total[None, :]
+    if upper:
+        t2 = np.minimum(model.threshold, t2 + points)
+    f2 = (points == model.repeat_requires).astype(np.intp) if repeat else flag[None, :]
+    out = table[model.flat_index(nxt, t2, f2)]
+    if upper:
+        reached = (total < model.threshold)[None, :] & (t2 >= model.threshold)
+        out += model.upper_points * reached
+    if by_points:
+        out += points
+    out[:, ~is_open] = -np.inf
+    return out, by_points
+
+
+def box_values(
+    model: BoxModel,
+    table: FloatArray,
+    c: int,
+    mask: IntArray,
+    total: IntArray,
+    flag: IntArray,
+    *,
+    out: FloatArray | None = None,
+) -> FloatArray:
+    """(rolls, batch): points + bonus + expected future of filling box ``c`` with each final
+    roll (without the repeat bonus, which comes whatever box is filled); -inf if it is filled."""
+    nv, by_points = _next_values(model, table, c, mask, total, flag)
+    if out is None:
+        out = np.empty((len(model.dice.rolls), mask.size), dtype=np.float64)
+    if not by_points:
+        nv = nv + model.key_points[c][:, None]
+    # mode="clip" spares numpy a defensive copy of ``out``; the indices are valid anyway.
+    np.take(nv, model.key_of_roll[c], axis=0, out=out, mode="clip")
+    return out
+
+
+def repeat_bonus(model: BoxModel, flag: IntArray) -> FloatArray | float:
+    """(rolls, batch) bonus points each final roll earns whatever box it fills (or 0.0)."""
+    if model.n_flags == 1:
+        return 0.0
+    return model.repeat_points * np.outer(model.repeat_roll, flag == 1)
 
 
 def last_roll_values(
@@ -185,14 +247,15 @@ def last_roll_values(
     n_rolls = len(model.dice.rolls)
     out = np.full((n_rolls, mask.size), -np.inf)
     tmp = np.empty_like(out)
-    for c, head in box_heads(model, table, mask, total, flag):
-        if head.shape[0] == 1:
-            np.maximum(out, head[0], out=out)
-        else:
-            np.take(head, model.key_of_roll[c], axis=0, out=tmp)
-            np.maximum(out, tmp, out=out)
+    for c in range(model.n_categories):
+        # Batches are sorted by mask, so many boxes are filled in every column: skip them.
+        if np.all(mask >> c & 1):
+            continue
+        box_values(model, table, c, mask, total, flag, out=tmp)
+        np.maximum(out, tmp, out=out)
     if model.n_flags == 2:
-        out += model.repeat_points * np.outer(model.repeat_roll, flag == 1)
+        rows = model.repeat_rows
+        out[rows] += model.repeat_points * (flag == 1)
     return out
 
 
@@ -208,9 +271,9 @@ def keep_values(ds: DiceSets, roll_values: FloatArray) -> FloatArray:
         blk = e[ds.block(m)]
         child = ds.child[m]
         t = tmp[: blk.shape[0]]
-        np.take(e, child[:, 0], axis=0, out=blk)
+        np.take(e, child[:, 0], axis=0, out=blk, mode="clip")
         for d in range(1, child.shape[1]):
-            np.take(e, child[:, d], axis=0, out=t)
+            np.take(e, child[:, d], axis=0, out=t, mode="clip")
             blk += t
         blk *= 1.0 / child.shape[1]
     return e
@@ -227,7 +290,7 @@ def best_keep(ds: DiceSets, keep_value: FloatArray) -> FloatArray:
         blk[...] = keep_value[ds.block(m)]
         for start, idx in ds.parents[m]:
             t = tmp[: idx.size]
-            np.take(best, idx, axis=0, out=t)
+            np.take(best, idx, axis=0, out=t, mode="clip")
             np.maximum(blk[start:], t, out=blk[start:])
     return best[ds.roll_offset :]
 
@@ -253,10 +316,17 @@ def build_table(game: BoxGame, *, batch: int = BATCH) -> FloatArray:
     full = model.states(n)
     table[model.flat_index(*full)] = 0.0
     for filled in range(n - 1, -1, -1):
-        mask, total, flag = model.states(filled)
+        all_mask, all_total, all_flag = model.states(filled)
+        canon = model.canonical_total(all_mask, all_total)
+        live = canon == all_total
+        mask, total, flag = all_mask[live], all_total[live], all_flag[live]
         # Sorting by mask keeps the filled boxes of a batch alike, so whole categories drop out.
         for lo in range(0, mask.size, batch):
             sl = slice(lo, lo + batch)
             values = turn_start_values(model, table, mask[sl], total[sl], flag[sl])
             table[model.flat_index(mask[sl], total[sl], flag[sl])] = values
+        dead = ~live
+        table[model.flat_index(all_mask[dead], all_total[dead], all_flag[dead])] = table[
+            model.flat_index(all_mask[dead], canon[dead], all_flag[dead])
+        ]
     return table.reshape(model.shape)
