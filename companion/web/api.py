@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, send_file
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from werkzeug.utils import secure_filename
 
 from companion.rules import BoxState, InvalidInputError, State
@@ -246,6 +246,7 @@ def _photo_roll(
                 f"thrown die {which} could not be read: retake the photo, or type the dice",
                 reading=reading,
                 photo=name,
+                url=url_for("pages.photo", name=photos.view_name(name)),
             )
         # A die sent back for a free reroll may be unread: its value is never scored.
         filled = [1 if v is None else v for v in values]

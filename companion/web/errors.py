@@ -45,15 +45,17 @@ class ReadingNeedsHelpError(PhotoError):
     """The reader could not read every thrown die; the answer carries the reading and the
     stored photo's name so that the player can type the missing values for the same photo."""
 
-    def __init__(self, message: str, *, reading: dict[str, Any], photo: str) -> None:
+    def __init__(self, message: str, *, reading: dict[str, Any], photo: str, url: str) -> None:
         super().__init__(message)
         self.reading = reading
         self.photo = photo
+        self.url = url
 
     def payload(self) -> dict[str, Any]:
         return {
             "error": str(self),
             "needs": "retake_or_type",
             "photo": self.photo,
+            "url": self.url,
             "reading": self.reading,
         }

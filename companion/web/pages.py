@@ -98,12 +98,8 @@ def blank_sheet(game_id: str) -> str:
         game = find_game(game_id)
     except RulesError:
         abort(404, f"no game is called {game_id!r}")
-    players = (
-        int(request.args.get("players", "1") or 1)
-        if request.args.get("players", "1").isdigit()
-        else 1
-    )
-    players = max(1, min(8, players))
+    raw = request.args.get("players", "1")
+    players = max(1, min(8, int(raw))) if raw.isdigit() else 1
     return render_template(
         "sheets.html",
         state=None,

@@ -44,6 +44,8 @@ def has_join_secret() -> bool:
 
 
 def _check_request() -> ResponseReturnValue | None:
+    if current_app.config.get("TRUSTED_HOSTS"):
+        _ = request.host  # refuses (400) a Host header that does not name this machine
     if request.method not in UNSAFE:
         return None
     is_api = request.path.startswith("/api/")

@@ -1,0 +1,452 @@
+// The table page: renders the game's JSON state and sends the players' actions to the API.
+"use strict";
+(function () {
+  const $ = function (id) { return document.getElementById(id); };
+  const root = $("table");
+  const gid = root.dataset.game;
+  const base = "/api/games/" + gid;
+  let S = JSON.parse($("initial-state").textContent);
+  let keep = new Set();        // positions the player keeps for the next roll (box games)
+  let selected = null;         // die whose panel is open
+  let help = null;             // a photo the reader could not fully read: {photo, url, reading}
+  let lastSpokenPhoto = null;
+  let busy = false;
+
+  // -- messages ---------------------------------------------------------------------------
+  function say(text, kind) {
+    const m = $("message");
+    m.textContent = text || "";
+    m.hidden = !text;
+    m.className = kind === "info" ? "notice" : "alert";
+  }
+
+  async function send(path, body, after) {
+    if (busy) return;
+    busy = true;
+    document.body.classList.add("busy");
+    try {
+      if (body instanceof FormData) body.append("version", S.version);
+      else body = Object.assign({ version: S.version }, body || {});
+      const next = await Dice.api(base + path, body);
+      say("");
+      help = null;
+      const before = S;
+      S = next;
+      if (after) after(before);
+      render();
+      return true;
+    } catch (err) {
+      const data = err.data || {};
+      if (data.needs === "retake_or_type") {
+        help = { photo: data.photo, url: data.url, reading: data.reading };
+        say(data.error);
+        render();
+        prefillFromHelp();
+      } else {
+        say(data.error || "something went wrong");
+        if (err.status === 409 || err.status === 404) await refresh();
+      }
+      return false;
+    } finally {
+      busy = false;
+      document.body.classList.remove("busy");
+    }
+  }
+
+  async function refresh() {
+    try {
+      const next = await Dice.api(base);
+      if (next.version !== S.version) {
+        S = next;
+        keep = new Set();
+        selected = null;
+        render();
+      }
+    } catch (e) { /* keep the last state on a network hiccup */ }
+  }
+
+  // -- what the player sees ---------------------------------------------------------------
+  function isBox() { return S.kind === "box"; }
+  function keepable() { return isBox() && S.can_roll && S.roll_number > 0 && !S.pending_reroll.length; }
+
+  function thrownCount() {
+    if (S.pending_reroll.length) return S.pending_reroll.length;
+    if (!isBox()) return S.dice_left;
+    return S.roll_number === 0 ? S.dice_count : S.dice_count - keep.size;
+  }
+
+  function renderStatus() {
+    const tb = S.phase === "tiebreak";
+    $("turn-line").textContent = S.finished ? "Game over" :
+      S.current_player + (tb ? "'s extra turn (tie-break)" : "'s turn");
+    let line;
+    if (S.finished) line = "";
+    else if (isBox()) {
+      line = (tb ? "Tie-break" : "Turn " + S.turn + " of " + S.turns) +
+        " · roll " + S.roll_number + " of " + S.rolls_per_turn;
+    } else {
+      line = "Turn total " + S.turn_total + " · " + S.dice_left + " dice to throw";
+    }
+    $("roll-line").textContent = line;
+    $("event-line").textContent = S.last_event || "";
+    const w = $("winner-line");
+    w.hidden = !S.finished;
+    if (S.finished) {
+      const best = Math.max.apply(null, S.totals);
+      w.textContent = S.winners.length > 1
+        ? S.winners.join(" and ") + " share the win"
+        : S.winners[0] + " wins" + (S.kind === "box" && !Object.keys(S.tiebreak_sums).length ? " with " + best : "");
+    }
+  }
+
+  function scoredMarks() {
+    // Which dice of the last ten-dice throw scored (to dim the others).
+    const marks = [];
+    if (isBox() || !S.last_throw || S.pending_reroll.length) return marks;
+    const need = {};
+    S.last_throw.scoring.forEach(function (g) { g.forEach(function (v) { need[v] = (need[v] || 0) + 1; }); });
+    S.dice.forEach(function (d, i) {
+      if (need[d.value]) { need[d.value] -= 1; marks[i] = true; }
+    });
+    return marks;
+  }
+
+  function renderDice() {
+    const row = $("dice");
+    row.textContent = "";
+    const scored = scoredMarks();
+    S.dice.forEach(function (d, i) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "die";
+      const kept = keepable() ? keep.has(i) : d.kept;
+      if (kept) b.classList.add("kept");
+      if (d.flagged) b.classList.add("flagged");
+      if (!isBox() && !S.pending_reroll.length) b.classList.add(scored[i] ? "scored" : "unscored");
+      if (selected === i) b.classList.add("selected");
+      b.appendChild(Dice.face(d.flagged ? null : d.value));
+      const cap = document.createElement("span");
+      cap.className = "die-caption";
+      cap.textContent = d.flagged ? "reroll" : kept ? "kept" : (!isBox() && scored[i]) ? "scores" : "";
+      b.appendChild(cap);
+      b.setAttribute("aria-label", "Die " + (i + 1) + ": " + (d.flagged ? "to roll again" : d.value) +
+        (kept ? ", kept" : ""));
+      b.dataset.index = i;
+      b.dataset.value = d.value;
+      b.addEventListener("click", function () { openPanel(i); });
+      row.appendChild(b);
+    });
+    $("dice-title").textContent = isBox() ? "Dice" : (S.pending_reroll.length ? "This throw" : "Last throw");
+    let helpText = "";
+    if (!S.dice.length) helpText = S.finished ? "" : "No dice yet: roll to start the turn.";
+    else if (keepable()) helpText = "Tap a die to keep it for the next roll, or to fix a misread value.";
+    else if (!S.finished) helpText = "Tap a die to fix a misread value.";
+    $("dice-help").textContent = helpText;
+    renderPanel();
+  }
+
+  function openPanel(i) {
+    selected = selected === i ? null : i;
+    renderDice();
+  }
+
+  function renderPanel() {
+    const panel = $("die-panel");
+    if (selected === null || selected >= S.dice.length || S.finished) { panel.hidden = true; return; }
+    panel.hidden = false;
+    const d = S.dice[selected];
+    $("die-panel-title").textContent = "Die " + (selected + 1) + (d.flagged ? " (to roll again)" : " shows " + d.value);
+    const kb = $("keep-buttons");
+    kb.hidden = !keepable();
+    $("keep-toggle").textContent = keep.has(selected) ? "Roll it again" : "Keep it";
+    const fix = $("fix-buttons");
+    fix.textContent = "";
+    for (let v = 1; v <= 6; v++) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "value-button";
+      b.appendChild(Dice.face(v));
+      b.setAttribute("aria-label", "It shows " + v);
+      b.dataset.value = v;
+      b.addEventListener("click", function () {
+        const index = selected;
+        selected = null;
+        send("/correct", { index: index, value: v });
+      });
+      fix.appendChild(b);
+    }
+  }
+
+  function renderThrow() {
+    const card = $("throw-card");
+    card.hidden = isBox();
+    if (isBox()) return;
+    const t = S.last_throw;
+    $("throw-points").textContent = !t ? "–" : t.bust ? "Bust" : String(t.points);
+    $("turn-total").textContent = String(S.turn_total);
+    $("dice-left").textContent = String(S.dice_left);
+    $("throw-reason").textContent = t ? t.reason : "";
+    $("set-aside").textContent = S.set_aside.length
+      ? "Set aside this turn: " + S.set_aside.map(function (g) { return g.join(""); }).join(" · ")
+      : "";
+  }
+
+  function renderRoll() {
+    const card = $("roll-card");
+    const canThrow = S.can_roll || (S.pending_reroll.length > 0 && !S.finished);
+    card.hidden = S.finished || (!canThrow && !S.can_bank && !S.can_stand);
+    const n = thrownCount();
+    const pending = S.pending_reroll.length;
+    let title, text;
+    if (pending) {
+      title = "Free reroll";
+      text = "Roll the " + (pending === 1 ? "flagged die" : pending + " flagged dice") +
+        " again (it does not use a roll), then photograph the tray or type the new " +
+        (pending === 1 ? "value." : "values.");
+    } else if (isBox()) {
+      title = S.roll_number === 0 ? "First roll" : "Roll " + (S.roll_number + 1) + " of " + S.rolls_per_turn;
+      text = S.roll_number === 0
+        ? "Roll all " + S.dice_count + " dice, then photograph the tray."
+        : "Keep dice by tapping them above, then roll the other " + n +
+          ". The photo may show every die or only the thrown ones.";
+      if (!canThrow) text = "No rolls left: choose a box below.";
+    } else {
+      title = S.throws ? "Throw again or bank" : "Throw";
+      text = "Throw the " + n + " dice left" + (S.throws ? ", or bank " + S.turn_total + " points." : ".");
+      if (S.turn_total && S.dice_left === 10) text = "Around the horn! Throw all ten again.";
+    }
+    $("roll-title").textContent = title;
+    $("roll-help").textContent = text;
+    $("photo-label").hidden = !canThrow;
+    $("type-form").hidden = !canThrow;
+    $("type-label").textContent = help ? "Type the dice of this photo (replace each ?)" :
+      "Or type the " + (n === 1 ? "die" : n + " dice") + " thrown";
+    $("type-input").placeholder = "e.g. " + [4, 4, 2, 6, 5, 1, 3, 5, 2, 6].slice(0, Math.max(1, n)).join(" ");
+    $("ten-actions").hidden = !S.can_bank;
+    $("bank-button").textContent = "Bank " + S.turn_total + " points";
+    $("stand-actions").hidden = !S.can_stand;
+  }
+
+  function currentPhoto() {
+    if (help) return { url: help.url, reading: help.reading };
+    return S.photo;
+  }
+
+  function renderPhoto() {
+    const p = currentPhoto();
+    const card = $("photo-card");
+    card.hidden = !p;
+    if (!p) return;
+    const img = $("photo");
+    if (img.getAttribute("src") !== p.url) img.src = p.url;
+    $("photo-wrap").style.aspectRatio = p.reading.width + " / " + p.reading.height;
+    Dice.overlay($("overlay"), p.reading, null);
+    const list = $("flag-list");
+    list.textContent = "";
+    p.reading.dice.forEach(function (d, i) {
+      if (!d.flags.length) return;
+      const li = document.createElement("li");
+      const words = d.flags.map(function (f) { return Dice.FLAG_WORDS[f] || f; }).join(", ");
+      li.textContent = "Die " + (i + 1) + (d.value !== null ? " (" + d.value + ")" : "") + ": " + words +
+        (d.evidence.length ? " — " + d.evidence.join(" ") : "");
+      li.className = d.value === null ? "unread" : "flagged";
+      list.appendChild(li);
+    });
+    const summary = document.createElement("li");
+    summary.className = "muted";
+    summary.textContent = "Read " + p.reading.faces.join(", ") + " in " + Math.round(p.reading.elapsed_ms) + " ms.";
+    if (!p.reading.faces.length) summary.textContent = "No face was read.";
+    list.appendChild(summary);
+  }
+
+  function renderOptions() {
+    const card = $("options-card");
+    const opts = S.options || [];
+    card.hidden = !isBox() || !opts.length;
+    const list = $("options");
+    list.textContent = "";
+    const labels = {};
+    (S.categories || []).forEach(function (c) { labels[c.id] = c.label; });
+    opts.forEach(function (o, k) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "option" + (k === 0 ? " best" : "");
+      b.dataset.category = o.category;
+      const name = document.createElement("span");
+      name.className = "option-name";
+      name.textContent = labels[o.category] || o.category;
+      const pts = document.createElement("span");
+      pts.className = "option-points";
+      pts.textContent = o.points + (o.bonus ? " +" + o.bonus : "") + " pts";
+      const why = document.createElement("span");
+      why.className = "option-reason";
+      why.textContent = o.reason.replace(/ \(rule: .*\)$/, "");
+      b.title = o.reason;
+      b.append(name, pts, why);
+      b.addEventListener("click", function () {
+        send("/score", { category: o.category }, function () { keep = new Set(); });
+      });
+      li.appendChild(b);
+      list.appendChild(li);
+    });
+  }
+
+  function cell(tag, text, cls) {
+    const c = document.createElement(tag);
+    c.textContent = text;
+    if (cls) c.className = cls;
+    return c;
+  }
+
+  function renderSheets() {
+    const t = $("sheets");
+    t.textContent = "";
+    const head = document.createElement("tr");
+    head.appendChild(cell("th", isBox() ? "Box" : "Player"));
+    if (isBox()) {
+      S.players.forEach(function (p, i) {
+        head.appendChild(cell("th", p, i === S.current && !S.finished ? "current" : ""));
+      });
+      t.appendChild(head);
+      let upperDone = false;
+      S.categories.forEach(function (c, k) {
+        const tr = document.createElement("tr");
+        tr.appendChild(cell("th", c.label));
+        S.sheets.forEach(function (s, i) {
+          const v = s.boxes[c.id];
+          tr.appendChild(cell("td", v === undefined ? "" : String(v), i === S.current && !S.finished ? "current" : ""));
+        });
+        t.appendChild(tr);
+        const next = S.categories[k + 1];
+        if (c.upper && (!next || !next.upper) && !upperDone && S.upper_bonus) {
+          upperDone = true;
+          const sub = document.createElement("tr");
+          sub.className = "subtotal";
+          sub.appendChild(cell("th", "Upper total"));
+          S.upper_totals.forEach(function (u) { sub.appendChild(cell("td", u + " / " + S.upper_bonus.threshold)); });
+          t.appendChild(sub);
+        }
+      });
+      if (S.upper_bonus) {
+        const b = document.createElement("tr");
+        b.className = "subtotal";
+        b.appendChild(cell("th", "Bonus"));
+        S.sheets.forEach(function (s) { b.appendChild(cell("td", String(s.bonus))); });
+        t.appendChild(b);
+      }
+      const tot = document.createElement("tr");
+      tot.className = "total";
+      tot.appendChild(cell("th", "Total"));
+      S.sheets.forEach(function (s) { tot.appendChild(cell("td", String(s.total))); });
+      t.appendChild(tot);
+    } else {
+      head.appendChild(cell("th", "Score"));
+      head.appendChild(cell("th", "To " + S.target.toLocaleString("en")));
+      t.appendChild(head);
+      S.players.forEach(function (p, i) {
+        const tr = document.createElement("tr");
+        if (i === S.current && !S.finished) tr.className = "current";
+        tr.appendChild(cell("th", p));
+        tr.appendChild(cell("td", S.scores[i].toLocaleString("en")));
+        const td = document.createElement("td");
+        const bar = document.createElement("progress");
+        bar.max = S.target; bar.value = Math.min(S.target, S.scores[i]);
+        td.appendChild(bar);
+        tr.appendChild(td);
+        t.appendChild(tr);
+      });
+    }
+    $("undo-button").disabled = !S.can_undo;
+  }
+
+  function speakLatest() {
+    if (!$("speak-auto").checked) return;
+    const p = S.photo;
+    if (p && p.seq !== lastSpokenPhoto) {
+      lastSpokenPhoto = p.seq;
+      Dice.speak(speechFor(), $("speech-audio"));
+    }
+  }
+
+  function speechFor() {
+    let text = S.photo ? S.photo.reading.speech : Dice.sayFaces(S.dice.map(function (d) { return d.value; }));
+    if (!isBox() && S.last_throw) text += S.last_throw.bust ? " Bust." : " " + S.last_throw.points + " points.";
+    return text;
+  }
+
+  function render() {
+    renderStatus();
+    renderDice();
+    renderThrow();
+    renderRoll();
+    renderPhoto();
+    renderOptions();
+    renderSheets();
+  }
+
+  function prefillFromHelp() {
+    if (!help) return;
+    const roles = help.reading.roles || help.reading.dice.map(function (_, i) { return i; });
+    const values = [];
+    help.reading.dice.forEach(function (d, k) {
+      if (roles[k] !== null && roles[k] !== undefined) values[roles[k]] = d.value === null ? "?" : d.value;
+    });
+    $("type-input").value = values.join(" ");
+    $("type-input").focus();
+  }
+
+  // -- actions ----------------------------------------------------------------------------
+  $("keep-toggle").addEventListener("click", function () {
+    if (selected === null) return;
+    if (keep.has(selected)) keep.delete(selected); else keep.add(selected);
+    selected = null;
+    render();
+  });
+  $("die-panel-close").addEventListener("click", function () { selected = null; renderDice(); });
+
+  $("photo-input").addEventListener("change", async function (ev) {
+    const file = ev.target.files[0];
+    if (!file) return;
+    const form = new FormData();
+    form.append("image", file);
+    if (keepable()) keep.forEach(function (i) { form.append("keep", i); });
+    say("Reading the photo…", "info");
+    await send("/roll", form, function () { keep = new Set(); });
+    ev.target.value = "";
+    speakLatest();
+  });
+
+  $("type-form").addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    let text = $("type-input").value.trim();
+    const n = thrownCount();
+    // "442" on a phone's number pad means 4, 4, 2.
+    if (/^[1-6]+$/.test(text) && text.length === n && n > 1) text = text.split("").join(" ");
+    const dice = text.split(/[\s,]+/).filter(Boolean);
+    const body = { dice: dice };
+    if (keepable()) body.keep = Array.from(keep).sort();
+    if (help) body.photo = help.photo;
+    const ok = await send("/roll", body, function () { keep = new Set(); });
+    if (ok) {
+      $("type-input").value = "";
+      if ($("speak-auto").checked && !S.photo) Dice.speak(speechFor(), $("speech-audio"));
+      else speakLatest();
+    }
+  });
+
+  $("bank-button").addEventListener("click", function () { send("/bank", {}); });
+  $("stand-button").addEventListener("click", function () { send("/stand", {}); });
+  $("undo-button").addEventListener("click", function () {
+    send("/undo", {}, function () { keep = new Set(); selected = null; });
+  });
+  $("speak-button").addEventListener("click", function () { Dice.speak(speechFor(), $("speech-audio")); });
+  const auto = $("speak-auto");
+  auto.checked = localStorage.getItem("dice-speak") !== "0";
+  auto.addEventListener("change", function () { localStorage.setItem("dice-speak", auto.checked ? "1" : "0"); });
+
+  // Other phones at the table may act: pick up their changes.
+  setInterval(function () { if (!busy && !document.hidden) refresh(); }, 4000);
+  if (S.photo) lastSpokenPhoto = S.photo.seq;
+  render();
+})();
