@@ -56,6 +56,9 @@ class FaceFit(NamedTuple):
     residual: float
     members: tuple[int, ...]
     empty_places: npt.NDArray[np.float32]
+    #: Shorter over longer axis of the grid as seen (affine fit, four pips or more): near 1
+    #: for a face seen straight on, small for a side face seen at a glancing angle.
+    squash: float = 1.0
 
 
 def fit_layout(
@@ -91,6 +94,12 @@ def fit_layout(
     best = int(np.argmin(res))
     angle = float(_ANGLES[best])
     used = {int(p) for p in place[best]}
+    squash = 1.0
+    if n >= 4:
+        grid = np.stack([rx[best], ry[best]], axis=1)
+        affine, *_ = np.linalg.lstsq(grid, q, rcond=None)
+        sv = np.linalg.svd(affine, compute_uv=False)
+        squash = float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
     empty = np.array([i for i in range(9) if i not in used], np.intp)
     ca, sa = float(np.cos(angle)), float(np.sin(angle))
     g = _ALL_PLACES[empty] * step
@@ -98,7 +107,7 @@ def fit_layout(
     ey = centre[1] + g[:, 0] * sa + g[:, 1] * ca
     return FaceFit(
         n, (float(centre[0]), float(centre[1])), step, angle, float(res[best]), members,
-        np.stack([ex, ey], axis=1).astype(np.float32),
+        np.stack([ex, ey], axis=1).astype(np.float32), squash,
     )
 
 

@@ -37,6 +37,7 @@ class PipCandidates(NamedTuple):
     ring_bgr: FloatArray
     ring_gray: FloatArray
     uniformity: FloatArray
+    roundness: FloatArray
 
     def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PipCandidates:
         """The candidates selected by ``index`` (integer or boolean array)."""
@@ -48,15 +49,18 @@ class PipCandidates(NamedTuple):
 
 def _empty() -> PipCandidates:
     z = np.zeros((0,), np.float32)
-    return PipCandidates(np.zeros((0, 2), np.float32), z, z, z, np.zeros((0, 3), np.float32), z, z)
+    return PipCandidates(
+        np.zeros((0, 2), np.float32), z, z, z, np.zeros((0, 3), np.float32), z, z, z
+    )
 
 
 def _blobs_at_scale(
     gray: npt.NDArray[np.uint8], block: int, params: ReaderParams
-) -> list[tuple[FloatArray, FloatArray, float]]:
+) -> list[tuple[FloatArray, FloatArray, float, FloatArray]]:
     """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
 
-    Returns per polarity ``(centres (K, 2), diameters (K,), polarity)`` in ``gray``'s pixels.
+    Returns per polarity ``(centres (K, 2), diameters (K,), polarity, roundness (K,))`` in
+    ``gray``'s pixels.
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE).astype(np.int16)
@@ -67,7 +71,7 @@ def _blobs_at_scale(
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
         mask = (g16 < mean - c) if polarity < 0 else (g16 > mean + c)
-        n, _labels, stats, cents = cv2.connectedComponentsWithStats(
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(
             mask.astype(np.uint8), connectivity=8
         )
         if n <= 1:
@@ -93,8 +97,29 @@ def _blobs_at_scale(
         # The pip's extent is better measured by its box than by the thresholded area,
         # which shrinks with blur; average the two.
         d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
-        out.append((cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity))
+        out.append(
+            (cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity,
+             _roundness(labels, cents, np.flatnonzero(keep) + 1))
+        )
     return out
+
+
+def _roundness(
+    labels: npt.NDArray[np.int32], cents: npt.NDArray[np.float64], wanted: npt.NDArray[np.intp]
+) -> FloatArray:
+    """Minor over major axis (from second moments) of the components ``wanted``."""
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs]
+    n = int(labels.max()) + 1
+    dx = xs - cents[lab, 0]
+    dy = ys - cents[lab, 1]
+    cnt = np.bincount(lab, minlength=n)[wanted].astype(np.float64)
+    sxx = np.bincount(lab, dx * dx, minlength=n)[wanted] / cnt + 1.0 / 12
+    syy = np.bincount(lab, dy * dy, minlength=n)[wanted] / cnt + 1.0 / 12
+    sxy = np.bincount(lab, dx * dy, minlength=n)[wanted] / cnt
+    half_tr = 0.5 * (sxx + syy)
+    root = np.sqrt(np.maximum(half_tr**2 - (sxx * syy - sxy**2), 0.0))
+    return np.sqrt((half_tr - root) / (half_tr + root)).astype(np.float32)
 
 
 def find_pip_candidates(
@@ -109,6 +134,7 @@ def find_pip_candidates(
     centres: list[FloatArray] = []
     diams: list[FloatArray] = []
     pols: list[FloatArray] = []
+    rounds: list[FloatArray] = []
     level_img = gray
     factor = 1.0
     # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px; each
@@ -117,10 +143,11 @@ def find_pip_candidates(
     blocks: tuple[int, ...] = (13, 23)
     while True:
         for block in blocks:
-            for cxy, d, pol in _blobs_at_scale(level_img, block, params):
+            for cxy, d, pol, rnd in _blobs_at_scale(level_img, block, params):
                 centres.append((cxy + 0.5) * factor - 0.5)
                 diams.append(d * factor)
                 pols.append(np.full(d.shape, pol, np.float32))
+                rounds.append(rnd)
         blocks = (23,)
         if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
             break
@@ -131,11 +158,12 @@ def find_pip_candidates(
     xy = np.concatenate(centres)
     diam = np.concatenate(diams)
     pol = np.concatenate(pols)
+    rnd = np.concatenate(rounds)
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
-    xy, diam, pol = xy[keep], diam[keep], pol[keep]
+    xy, diam, pol, rnd = xy[keep], diam[keep], pol[keep], rnd[keep]
     if xy.shape[0] == 0:
         return _empty()
-    return _measure(bgr, gray, xy, diam, pol, params)
+    return _measure(bgr, gray, xy, diam, pol, rnd, params)
 
 
 def _measure(
@@ -144,6 +172,7 @@ def _measure(
     xy: FloatArray,
     diam: FloatArray,
     pol: FloatArray,
+    rnd: FloatArray,
     params: ReaderParams,
 ) -> PipCandidates:
     """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
@@ -169,7 +198,7 @@ def _measure(
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
     cands = PipCandidates(
         xy[ok], diam[ok], pol[ok], contrast[ok].astype(np.float32), ring_bgr[ok].astype(np.float32),
-        ring_gray[ok].astype(np.float32), uniform[ok].astype(np.float32),
+        ring_gray[ok].astype(np.float32), uniform[ok].astype(np.float32), rnd[ok],
     )
     return _drop_containers(_dedupe(cands))
 

@@ -36,6 +36,8 @@ class _Die(NamedTuple):
     size: float
     confidence: float
     outline: tuple[tuple[float, float], ...]
+    squash: float = 1.0
+    face_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def read_array(
@@ -166,12 +168,13 @@ def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
     for fit in fits:
         die = _check_face(fit, cands, gray, blur, params)
         if die is not None:
-            checked.append((float(np.mean(cands.diam[list(fit.members)])), fit.value, die))
+            diam = float(np.mean(cands.diam[list(fit.members)]))
+            checked.append((diam * float(np.sqrt(die.squash)), diam, die))
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
     checked.sort(key=lambda t: (-t[0], -t[1]))
     dice: list[tuple[float, _Die]] = []
-    for diam, _value, die in checked:
+    for _key, diam, die in checked:
         if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
@@ -183,7 +186,13 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
     if dist < 0.55 * other.size:
         return True
-    return dist < 0.95 * other.size and diam < 0.85 * other_diam
+    if dist >= 0.95 * other.size:
+        return False
+    if diam < 0.85 * other_diam:
+        return True
+    # Beside a face of the same colour and seen at a much more glancing angle: a side face.
+    same = float(np.linalg.norm(np.subtract(die.face_bgr, other.face_bgr))) < 40.0
+    return same and die.squash < 0.8 * other.squash
 
 
 def _face_region(
@@ -358,4 +367,9 @@ def _check_face(
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
-    return _Die(value, fit.center, float(size), confidence, outline)
+    face_bgr = np.mean(cands.ring_bgr[members], axis=0)
+    squash = min(fit.squash, float(np.mean(cands.roundness[members])))
+    return _Die(
+        value, fit.center, float(size), confidence, outline, squash,
+        (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
+    )
