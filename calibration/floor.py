@@ -1,0 +1,313 @@
+"""Find the tray floor in a photo: the large, even-coloured, convex region the dice lie on.
+
+The search runs on a small copy of the photo (``FLOOR_WORK_SIDE`` pixels on the long side):
+candidate floor colours are taken around the dice (when their positions are known) and on a
+grid over the middle of the photo; each colour is grown into a region, and the region that
+looks like a tray floor (convex, enclosed by something of another colour, not the whole
+table) wins. The outline is then a quadrilateral (box tray) or an ellipse (round tray).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+#: Long side, in pixels, of the copy the floor is searched on.
+FLOOR_WORK_SIDE = 320
+#: Weight of lightness against the two colour axes in the Lab distance: floor shading and
+#: wall shadows change lightness far more than colour.
+_L_WEIGHT = 0.35
+
+
+@dataclass(frozen=True)
+class FloorFit:
+    """The floor found in one photo; positions in the photo's pixels ``(x, y)``.
+
+    ``polygon`` is (N, 2) float64, counter-clockwise in image coordinates; ``shape`` is
+    ``"rect"`` (N = 4, the floor's corners) or ``"round"`` (N = 48 points of an ellipse).
+    ``lab_mean`` and ``lab_std`` are the floor colour in OpenCV's 8-bit Lab (L, a, b in
+    0-255). ``visible_share`` is the share of the polygon that was seen as floor colour.
+    """
+
+    polygon: FloatArray
+    shape: str
+    lab_mean: tuple[float, float, float]
+    lab_std: tuple[float, float, float]
+    visible_share: float
+    image_size: tuple[int, int]
+
+
+def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, float]:
+    """A copy reduced to at most ``side`` pixels on the long side, and its scale (work/full)."""
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, side / max(h, w))
+    if scale >= 1.0:
+        return image_bgr, 1.0
+    small = cv2.resize(
+        image_bgr,
+        (max(1, round(w * scale)), max(1, round(h * scale))),
+        interpolation=cv2.INTER_AREA,
+    )
+    return np.asarray(small, np.uint8), small.shape[1] / w
+
+
+def lab_image(small_bgr: Image) -> npt.NDArray[np.float32]:
+    """Smoothed Lab (OpenCV 8-bit scale) of a work copy, float32 (H, W, 3)."""
+    # Median first: felt texture and sensor noise are speckle, the edges must stay sharp.
+    blur = cv2.GaussianBlur(cv2.medianBlur(small_bgr, 5), (3, 3), 0)
+    return cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def colour_distance(
+    lab: npt.NDArray[np.float32],
+    mean: Sequence[float] | npt.NDArray[np.float32],
+    l_weight: float = _L_WEIGHT,
+) -> npt.NDArray[np.float32]:
+    """Distance of every pixel of ``lab`` (H, W, 3) from the colour ``mean``.
+
+    Lightness differences count ``l_weight`` times as much as colour differences.
+    """
+    m = np.asarray(mean, np.float32)
+    diff = lab - m[None, None, :]
+    sq = cv2.multiply(diff, diff)
+    weights = np.array([[l_weight**2, 1.0, 1.0]], np.float32)
+    return np.sqrt(cv2.transform(sq, weights))
+
+
+def find_floor(
+    image_bgr: Image,
+    *,
+    seeds_xy: Sequence[tuple[float, float]] = (),
+    seed_radius_px: float = 0.0,
+    lab_hint: Sequence[float] | None = None,
+) -> FloorFit | None:
+    """Find the tray floor in ``image_bgr`` (H, W, 3) uint8 BGR; None when there is no tray.
+
+    ``seeds_xy`` are points (photo pixels) where dice lie; the floor colour is sampled on a
+    ring of ``seed_radius_px`` around each (about one die side). ``lab_hint`` is a known
+    floor colour (from a profile) tried first. No tray means: no region of one colour that
+    is enclosed by another colour (dice on a bare table, a photo filled by the floor).
+    """
+    h, w = image_bgr.shape[:2]
+    small, scale = work_copy(image_bgr)
+    lab = lab_image(small)
+    _sh, _sw = lab.shape[:2]
+    seeds_small = [(x * scale, y * scale) for x, y in seeds_xy]
+    colours = _candidate_colours(lab, seeds_small, seed_radius_px * scale)
+    if lab_hint is not None:
+        colours.insert(0, np.asarray(lab_hint, np.float32))
+    best: tuple[float, npt.NDArray[np.uint8], npt.NDArray[np.float32]] | None = None
+    tried: list[npt.NDArray[np.float32]] = []
+    for colour in colours:
+        if any(float(np.linalg.norm(colour - t)) < 6.0 for t in tried):
+            continue
+        tried.append(colour)
+        found = _grow(lab, colour, seeds_small)
+        if found is None:
+            continue
+        score, region = found
+        if best is None or score > best[0]:
+            best = (score, region, colour)
+    if best is None:
+        return None
+    _score, region, colour = best
+    pix = lab[region > 0]
+    mean = pix.mean(axis=0)
+    std = pix.std(axis=0)
+    polygon, shape, share = _outline(region)
+    polygon = polygon / scale
+    polygon[:, 0] = np.clip(polygon[:, 0], 0, w - 1)
+    polygon[:, 1] = np.clip(polygon[:, 1], 0, h - 1)
+    return FloorFit(
+        polygon=polygon.astype(np.float64),
+        shape=shape,
+        lab_mean=(float(mean[0]), float(mean[1]), float(mean[2])),
+        lab_std=(float(std[0]), float(std[1]), float(std[2])),
+        visible_share=share,
+        image_size=(w, h),
+    )
+
+
+def _candidate_colours(
+    lab: npt.NDArray[np.float32], seeds: list[tuple[float, float]], radius: float
+) -> list[npt.NDArray[np.float32]]:
+    """Colours to try as the floor: rings around the dice first, then a grid in the middle."""
+    sh, sw = lab.shape[:2]
+    pts: list[tuple[float, float]] = []
+    r = max(2.0, radius)
+    for x, y in seeds:
+        for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
+            pts.append((x + r * np.cos(ang), y + r * np.sin(ang)))
+    for fy in (0.3, 0.5, 0.7):
+        for fx in (0.3, 0.5, 0.7):
+            pts.append((fx * sw, fy * sh))
+    out = []
+    for x, y in pts:
+        ix, iy = round(x), round(y)
+        if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
+            out.append(np.median(lab[iy - 2 : iy + 3, ix - 2 : ix + 3].reshape(-1, 3), axis=0))
+    # Most frequent colours first (the floor is usually what most samples hit), each
+    # colour once.
+    out.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in out))
+    distinct: list[npt.NDArray[np.float32]] = []
+    for c in out:
+        if all(float(np.linalg.norm(c - d)) >= 8.0 for d in distinct):
+            distinct.append(c)
+    return distinct[:4]
+
+
+def _grow(
+    lab: npt.NDArray[np.float32],
+    colour: npt.NDArray[np.float32],
+    seeds: Sequence[tuple[float, float]] = (),
+) -> tuple[float, npt.NDArray[np.uint8]] | None:
+    """The floor-like region of ``colour`` and its score (bigger is better), or None.
+
+    A region holding more of the ``seeds`` (dice, work-copy pixels) scores higher: dice lie
+    in the tray far more often than beside it.
+    """
+    sh, sw = lab.shape[:2]
+    dist = colour_distance(lab, colour)
+    # The threshold follows the spread of the colour's own pixels (felt texture, noise,
+    # shading): the distance that most pixels of the colour's mode lie within.
+    near = dist[dist < 14.0]
+    if near.size < 0.02 * sh * sw:
+        return None
+    thresh = float(np.clip(2.0 * np.percentile(near, 75), 8.0, 18.0))
+    mask = (dist < thresh).astype(np.uint8) * 255
+    k = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
+    # Eroding first cuts the thin bridges (a dark wall edge, a shadow on the table) through
+    # which a floor colour leaks out of the tray; the kept part is grown back afterwards.
+    e = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
+    core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    if n <= 1:
+        return None
+    best: tuple[float, npt.NDArray[np.uint8]] | None = None
+    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
+    for lab_id in order[:3]:
+        area = int(stats[lab_id, cv2.CC_STAT_AREA])
+        if area < 0.03 * sh * sw:
+            break
+        comp = (labels == lab_id).astype(np.uint8) * 255
+        comp = (
+            np.asarray(
+                cv2.dilate(comp, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e))), np.uint8
+            )
+            & mask
+        )
+        comp = np.asarray(cv2.morphologyEx(comp, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)))
+        filled = _fill_small_holes(comp, 0.04 * sh * sw)
+        border = np.concatenate([filled[0, :], filled[-1, :], filled[:, 0], filled[:, -1]])
+        border_share = float(np.count_nonzero(border)) / border.size
+        if border_share > 0.3:
+            continue
+        contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
+        c_area = float(cv2.contourArea(contour))
+        hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+        if hull_area <= 0:
+            continue
+        solidity = c_area / hull_area
+        own = float(np.count_nonzero(comp)) / max(1.0, c_area)
+        if solidity < 0.9 or own < 0.8:
+            continue
+        inside = sum(
+            cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in seeds
+        )
+        score = c_area * solidity * (1.0 - border_share) * (1.0 + inside)
+        if best is None or score > best[0]:
+            region = np.zeros_like(filled)
+            cv2.drawContours(region, [contour], -1, 255, -1)
+            best = (score, region)
+    return best
+
+
+def _fill_small_holes(mask: npt.NDArray[np.uint8], max_area: float) -> npt.NDArray[np.uint8]:
+    """Fill the holes of ``mask`` smaller than ``max_area`` pixels (dice lying on the floor)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    out = mask.copy()
+    if hierarchy is None:
+        return out
+    holes = [
+        c
+        for c, hier in zip(contours, hierarchy[0], strict=True)
+        if hier[3] >= 0 and cv2.contourArea(c) <= max_area
+    ]
+    if holes:
+        cv2.drawContours(out, holes, -1, 255, -1)
+    return out
+
+
+def _outline(region: npt.NDArray[np.uint8]) -> tuple[FloatArray, str, float]:
+    """Quadrilateral or ellipse around a floor region; ``(polygon (N, 2), shape, share)``."""
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    hull = np.asarray(cv2.convexHull(contour), np.int32)
+    hull_area = float(cv2.contourArea(hull))
+    quad = _quad(hull)
+    quad_err = _area_mismatch(region, quad)
+    ell_poly = None
+    ell_err = np.inf
+    if len(contour) >= 5:
+        (ex, ey), (ea, eb), eang = cv2.fitEllipse(hull)
+        if ea > 0 and eb > 0:
+            ell_poly = ellipse_polygon((ex, ey), (ea, eb), eang)
+            ell_err = _area_mismatch(region, ell_poly)
+    if ell_poly is not None and ell_err < quad_err:
+        poly, shape = ell_poly, "round"
+    else:
+        poly, shape = quad, "rect"
+    poly = _ccw(poly)
+    share = float(np.count_nonzero(region)) / max(1.0, hull_area)
+    return poly, shape, min(1.0, share)
+
+
+def ellipse_polygon(
+    centre: tuple[float, float], axes: tuple[float, float], angle_deg: float, n: int = 48
+) -> FloatArray:
+    """(n, 2) points on the ellipse given as OpenCV's RotatedRect (full axis lengths)."""
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    a, b = 0.5 * axes[0], 0.5 * axes[1]
+    ca, sa = np.cos(np.deg2rad(angle_deg)), np.sin(np.deg2rad(angle_deg))
+    x, y = a * np.cos(t), b * np.sin(t)
+    return np.stack([centre[0] + x * ca - y * sa, centre[1] + x * sa + y * ca], axis=1)
+
+
+def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
+    """Four corners approximating a convex hull (the polygon simplified until four remain)."""
+    peri = float(cv2.arcLength(hull, True))
+    best = None
+    for frac in np.linspace(0.005, 0.12, 40):
+        approx = cv2.approxPolyDP(hull, frac * peri, True)
+        if len(approx) == 4:
+            best = approx
+            break
+        if len(approx) < 4:
+            break
+    if best is None:
+        rect = cv2.minAreaRect(hull)
+        return cv2.boxPoints(rect).astype(np.float64)
+    return best.reshape(-1, 2).astype(np.float64)
+
+
+def _area_mismatch(region: npt.NDArray[np.uint8], poly: FloatArray) -> float:
+    """Pixels in the region or the polygon but not both, as a share of the region."""
+    canvas = np.zeros_like(region)
+    cv2.fillPoly(canvas, [np.round(poly).astype(np.int32)], 255)
+    diff = np.count_nonzero(cv2.bitwise_xor(canvas, region))
+    return float(diff) / max(1, int(np.count_nonzero(region)))
+
+
+def _ccw(poly: FloatArray) -> FloatArray:
+    """The polygon with counter-clockwise orientation in image coordinates (y down)."""
+    x, y = poly[:, 0], poly[:, 1]
+    signed = 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+    return poly[::-1].copy() if signed > 0 else poly

@@ -1,0 +1,280 @@
+"""Measure the reader and its flags on rendered scenes with ground truth (tools/render_tray).
+
+Usage: ``python -m vision.evaluate_scenes DIR [--oracle] [--json] [--calibration FILE]``
+
+Each ``*.json`` in ``DIR`` (with ``"dice"`` and ``"tray"``) names its image; per die it gives
+the top-face value, the projected top-face centre, the silhouette, ``tilt_deg`` and the
+``state`` (flat, leaning, off_tray). A reading matches a true die when its centre lies
+inside the die's silhouette (nearest true centre first, one to one).
+
+Measures (each a share of the matched dice of that kind; ``n`` says of how many):
+leaning recall for tilts of 8-15 and of 15 degrees or more, flat dice wrongly flagged
+leaning, off-tray recall, floor dice wrongly flagged off-tray, faces read right on flat
+in-tray dice, and detection recall (true dice matched by a reading). ``--oracle`` places the
+dice from the ground truth instead of reading them, to measure the flags alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.flags import apply_flags
+from vision.result import DieReading
+
+#: Measures reported, in order, with the target of issue 4 (share; "max" = at most).
+TARGETS: dict[str, tuple[float, str]] = {
+    "leaning_recall_15_plus": (0.98, "min"),
+    "leaning_recall_8_15": (0.85, "min"),
+    "false_leaning_flat": (0.005, "max"),
+    "off_tray_recall": (0.99, "min"),
+    "false_off_tray_floor": (0.005, "max"),
+    "face_accuracy_flat": (0.995, "min"),
+    "detection_recall": (0.0, "min"),
+}
+
+
+def scene_files(path: Path) -> list[Path]:
+    """Ground-truth JSON files under ``path`` (renderer format: with "dice" and "tray")."""
+    out = []
+    for p in sorted(path.rglob("*.json")):
+        try:
+            doc = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(doc, dict) and "dice" in doc and "tray" in doc and "image" in doc:
+            out.append(p)
+    return out
+
+
+def is_scene_dir(path: Path) -> bool:
+    """True when ``path`` holds at least one renderer ground-truth file."""
+    return path.is_dir() and bool(scene_files(path))
+
+
+def oracle_dice(truth: dict[str, Any]) -> tuple[DieReading, ...]:
+    """Dice as a perfect reader would report them: true centres and top-face sizes."""
+    out = []
+    for d in truth["dice"]:
+        sil = np.array(d["silhouette"], np.float32)
+        area = float(cv2.contourArea(sil))
+        size = _top_side_estimate(truth, d, area)
+        out.append(
+            DieReading(
+                value=int(d["value"]),
+                center=(float(d["center"][0]), float(d["center"][1])),
+                size_px=size,
+                confidence=1.0,
+            )
+        )
+    return tuple(out)
+
+
+def _top_side_estimate(truth: dict[str, Any], d: dict[str, Any], sil_area: float) -> float:
+    """Top-face side in pixels from the true camera (flat-die model) or the silhouette."""
+    cam = truth.get("camera") or {}
+    pos = d.get("position_mm")
+    if "K" in cam and "R_world_to_cam" in cam and pos is not None:
+        k = np.array(cam["K"], np.float64)
+        r = np.array(cam["R_world_to_cam"], np.float64)
+        t = np.array(cam["t_world_to_cam_mm"], np.float64)
+        s = float(d["size_mm"])
+        z = float(pos[2]) + 0.5 * s
+        h = 0.5 * s
+        pts = np.array(
+            [[pos[0] + dx, pos[1] + dy, z] for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))]
+        )
+        cam_pts = pts @ r.T + t
+        uv = cam_pts @ k.T
+        px = (uv[:, :2] / uv[:, 2:3]).astype(np.float32)
+        return float(math.sqrt(abs(cv2.contourArea(px))))
+    return math.sqrt(sil_area) * 0.85
+
+
+def match(
+    truth_dice: Sequence[dict[str, Any]], readings: Sequence[DieReading]
+) -> list[tuple[int, int]]:
+    """One-to-one ``(truth index, reading index)`` pairs: reading centre inside silhouette."""
+    cands = []
+    for i, d in enumerate(truth_dice):
+        sil = np.array(d["silhouette"], np.float32).reshape(-1, 1, 2)
+        for j, r in enumerate(readings):
+            if cv2.pointPolygonTest(sil, (float(r.center[0]), float(r.center[1])), False) >= 0:
+                dist = math.hypot(r.center[0] - d["center"][0], r.center[1] - d["center"][1])
+                cands.append((dist, i, j))
+    used_t: set[int] = set()
+    used_r: set[int] = set()
+    pairs = []
+    for _dist, i, j in sorted(cands):
+        if i in used_t or j in used_r:
+            continue
+        used_t.add(i)
+        used_r.add(j)
+        pairs.append((i, j))
+    return pairs
+
+
+class _Count:
+    def __init__(self) -> None:
+        self.hit = 0
+        self.n = 0
+
+    def add(self, ok: bool) -> None:
+        self.n += 1
+        self.hit += int(ok)
+
+    def share(self) -> float | None:
+        return self.hit / self.n if self.n else None
+
+
+def evaluate_scene_dir(
+    path: str | Path,
+    *,
+    oracle: bool = False,
+    calibration: Any = None,
+    failures: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Measure on every scene under ``path``; a dict of measures (see module docstring).
+
+    Each measure is ``{"value": share or None, "hit": k, "n": n}``; ``scenes``,
+    ``dice``, ``extra_readings`` and ``mean_ms`` (read plus flags per photo) are counts.
+    ``failures``, when given, collects one record per wrong flag or missed flag.
+    """
+    from vision.reader import read_array
+
+    root = Path(path)
+    counts = {k: _Count() for k in TARGETS}
+    extra = 0
+    n_dice = 0
+    elapsed = []
+    files = scene_files(root)
+    for jf in files:
+        truth = json.loads(jf.read_text())
+        loaded = cv2.imread(str(jf.parent / truth["image"]), cv2.IMREAD_COLOR)
+        if loaded is None:
+            continue
+        image = np.asarray(loaded, np.uint8)
+        start = time.perf_counter()
+        readings = oracle_dice(truth) if oracle else read_array(image)
+        result = apply_flags(image, readings, profile=calibration)
+        elapsed.append((time.perf_counter() - start) * 1000.0)
+        dice = result.dice
+        pairs = match(truth["dice"], dice)
+        matched = {i: j for i, j in pairs}
+        extra += len(dice) - len(pairs)
+        for i, d in enumerate(truth["dice"]):
+            n_dice += 1
+            counts["detection_recall"].add(i in matched)
+            if i not in matched:
+                continue
+            r = dice[matched[i]]
+            state = d["state"]
+            tilt = float(d.get("tilt_deg", 0.0))
+            wrong = None
+            if state == "leaning":
+                if tilt >= 15:
+                    counts["leaning_recall_15_plus"].add("leaning" in r.flags)
+                elif tilt >= 8:
+                    counts["leaning_recall_8_15"].add("leaning" in r.flags)
+                if "leaning" not in r.flags and tilt >= 8:
+                    wrong = "missed leaning"
+            if state == "flat":
+                counts["false_leaning_flat"].add("leaning" in r.flags)
+                counts["face_accuracy_flat"].add(r.value == d["value"])
+                if "leaning" in r.flags:
+                    wrong = "false leaning"
+            if state == "off_tray":
+                counts["off_tray_recall"].add("off_tray" in r.flags)
+                if "off_tray" not in r.flags:
+                    wrong = "missed off_tray"
+            else:
+                counts["false_off_tray_floor"].add("off_tray" in r.flags)
+                if "off_tray" in r.flags:
+                    wrong = "false off_tray"
+            if wrong and failures is not None:
+                failures.append(
+                    {
+                        "scene": jf.name,
+                        "die": i,
+                        "what": wrong,
+                        "state": state,
+                        "placement": d.get("placement"),
+                        "tilt_deg": tilt,
+                        "flags": list(r.flags),
+                        "evidence": list(r.evidence),
+                    }
+                )
+    out: dict[str, Any] = {}
+    for k, c in counts.items():
+        out[k] = {"value": c.share(), "hit": c.hit, "n": c.n}
+    out["scenes"] = len(files)
+    out["dice"] = n_dice
+    out["extra_readings"] = extra
+    out["mean_ms"] = float(np.mean(elapsed)) if elapsed else None
+    return out
+
+
+def table(result: dict[str, Any]) -> str:
+    """The measures as a Markdown table with the issue's targets."""
+    lines = ["| measure | value | n | target |", "|---|---|---|---|"]
+    for k, (target, kind) in TARGETS.items():
+        m = result[k]
+        v = "-" if m["value"] is None else f"{100 * m['value']:.1f}%"
+        t = "-" if target == 0 else f"{'>=' if kind == 'min' else '<='} {100 * target:g}%"
+        lines.append(f"| {k} | {v} | {m['hit']}/{m['n']} | {t} |")
+    lines.append(
+        f"\n{result['scenes']} scenes, {result['dice']} dice, "
+        f"{result['extra_readings']} readings matching no die, "
+        f"{result['mean_ms'] or 0:.0f} ms per photo (read + flags)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m vision.evaluate_scenes",
+        description="Measure reading and leaning/off-tray flags on rendered ground-truth scenes.",
+    )
+    p.add_argument("folder", type=Path)
+    p.add_argument(
+        "--oracle",
+        action="store_true",
+        help="take dice positions from the ground truth (measures the flags alone)",
+    )
+    p.add_argument("--calibration", type=Path, help="a tray profile to use for every scene")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--failures", action="store_true", help="list every wrong or missed flag")
+    args = p.parse_args(argv)
+    if not is_scene_dir(args.folder):
+        print(f"{args.folder}: no ground-truth scenes found", file=sys.stderr)
+        return 2
+    profile = None
+    if args.calibration:
+        from calibration.profile import TrayProfile
+
+        profile = TrayProfile.load(args.calibration)
+    fails: list[dict[str, Any]] = []
+    result = evaluate_scene_dir(
+        args.folder, oracle=args.oracle, calibration=profile, failures=fails
+    )
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(table(result))
+    if args.failures:
+        for f in fails:
+            print(json.dumps(f), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

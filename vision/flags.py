@@ -1,0 +1,452 @@
+"""Flag dice that do not lie flat on the tray floor: ``leaning`` and ``off_tray``.
+
+Both flags rest on the camera geometry, not on how a die looks:
+
+- The camera is modelled as a pinhole above the floor plane (from the calibration profile,
+  from the tray's corners, or voted for by the dice themselves). For a flat die whose top
+  face centre is seen at T, the model predicts where its bottom face lies in the image
+  (towards the point straight below the camera, by a share of the die that grows towards
+  the frame edges) and so the whole silhouette a flat die must have at that place.
+- ``leaning``: the die's silhouette (die pixels against the local floor colour) is not
+  where a flat die's would be: its centre is pushed sideways by about half the sine of the
+  tilt, in die sides. Perspective alone (side faces showing near the frame edge) is
+  predicted, so it does not count.
+- ``off_tray``: the die's footprint (the predicted bottom face centre, not the top face)
+  lies outside the floor outline, or the die stands on something that is not floor
+  (rim or wall top: hardly any floor colour around it at the edge of the floor).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
+from calibration.floor import FloorFit, colour_distance, find_floor
+from calibration.profile import TrayProfile, die_units_from_sizes, has_moved
+from vision.result import DieReading, TrayOutline
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+
+#: In theory a flat die's silhouette centre sits where the camera model puts it to within
+#: 2% of a die side and a die leaning by 8 degrees moves it by 7%; measured on noisy photos
+#: (thin, shaded side faces against the floor) flat dice scatter up to ~0.35, so only a
+#: clear shift counts.
+LEAN_SHIFT = 0.35
+#: Below this overlap between the measured and predicted silhouettes the measurement is
+#: not trusted at all (the die's pixels were not separated from their surroundings).
+MIN_OVERLAP = 0.4
+#: The footprint may lie this share of a die side outside the found floor outline before
+#: the die counts as off the tray (the outline is found on a small copy of the photo).
+OFF_TRAY_MARGIN = 0.45
+#: A footprint this many die sides outside the outline is off the tray whatever the colours.
+FAR_OUTSIDE = 2.5
+#: Largest die side (pixels) measured at full resolution; larger dice are measured on a
+#: reduced crop (precision is a share of the die, so nothing is lost).
+_MEASURE_SIDE = 36.0
+#: Lightness weight when telling die from floor: a die's side faces differ from the floor
+#: mostly in lightness (they are in the die's own shade).
+_DIE_L_WEIGHT = 0.35
+
+
+@dataclass(frozen=True)
+class FlagResult:
+    """Dice with their flags, the tray floor used (None without a tray) and notes."""
+
+    dice: tuple[DieReading, ...]
+    tray: TrayOutline | None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _Scene:
+    floor: FloorFit | None
+    polygon: FloatArray | None
+    floor_lab: tuple[float, float, float] | None
+    floor_tol: float
+    pose: CameraPose | None
+    die_units: float | None
+
+
+def apply_flags(
+    image_bgr: Image,
+    dice: Sequence[DieReading],
+    *,
+    profile: TrayProfile | None = None,
+) -> FlagResult:
+    """Add ``leaning`` / ``off_tray`` flags with evidence to the dice read in ``image_bgr``.
+
+    ``image_bgr`` (H, W, 3) uint8 BGR is the photo as decoded (it may be a reduced copy);
+    the dice's centres, sizes and outlines must be in its pixels, and so are the returned
+    dice and tray polygon. ``profile`` (any image size of the same view) gives the floor,
+    the camera and the die scale; when the photo no longer matches it the tray is found
+    again and a note says so. Without a profile the tray is found in the photo itself; with
+    no tray there are no ``off_tray`` flags.
+    """
+    _h, _w = image_bgr.shape[:2]
+    notes: list[str] = []
+    scene = _scene(image_bgr, dice, profile, notes)
+    out = []
+    for i, die in enumerate(dice):
+        others = [d for j, d in enumerate(dice) if j != i]
+        flags = list(die.flags)
+        evidence = list(die.evidence)
+        for flag, why in _judge(image_bgr, die, others, scene):
+            if flag not in flags:
+                flags.append(flag)
+                evidence.append(why)
+        out.append(replace(die, flags=tuple(flags), evidence=tuple(evidence)))
+    tray = None
+    if scene.polygon is not None:
+        tray = TrayOutline(polygon=tuple((float(x), float(y)) for x, y in scene.polygon))
+    return FlagResult(dice=tuple(out), tray=tray, notes=tuple(notes))
+
+
+# -- the scene: floor, camera, scale ------------------------------------------------------
+
+
+def _scene(
+    image: Image, dice: Sequence[DieReading], profile: TrayProfile | None, notes: list[str]
+) -> _Scene:
+    h, w = image.shape[:2]
+    centres = [d.center for d in dice]
+    sizes = [d.size_px for d in dice]
+    median_size = float(np.median(sizes)) if sizes else 0.0
+    if profile is not None:
+        prof = profile.scaled_to(w, h)
+        if not has_moved(prof, image):
+            pose = prof.pose()
+            units = prof.die_units
+            if pose is not None and units is None and dice:
+                units = die_units_from_sizes(pose, centres, sizes)
+            if pose is None:
+                pose, units = _pose_from_dice(image, dice, None)
+            return _Scene(
+                floor=None,
+                polygon=prof.polygon_array(),
+                floor_lab=prof.floor_lab,
+                floor_tol=_tol(prof.floor_lab_std),
+                pose=pose,
+                die_units=units,
+            )
+        notes.append("the camera or tray moved since calibration; found the tray again")
+        floor = find_floor(
+            image, seeds_xy=centres, seed_radius_px=median_size, lab_hint=prof.floor_lab
+        )
+    else:
+        floor = find_floor(image, seeds_xy=centres, seed_radius_px=median_size)
+    pose = None
+    units = None
+    if floor is not None and floor.shape == "rect":
+        solved = pose_from_quad(floor.polygon, (w, h))
+        if solved is not None and solved[0].focal_known:
+            pose = solved[0]
+            units = die_units_from_sizes(pose, centres, sizes) if dice else None
+    if pose is None:
+        pose, units = _pose_from_dice(image, dice, floor)
+    return _Scene(
+        floor=floor,
+        polygon=floor.polygon if floor is not None else None,
+        floor_lab=floor.lab_mean if floor is not None else None,
+        floor_tol=_tol(floor.lab_std) if floor is not None else 12.0,
+        pose=pose,
+        die_units=units,
+    )
+
+
+def _tol(std: Sequence[float]) -> float:
+    return float(np.clip(3.0 * math.hypot(0.5 * std[0], std[1], std[2]), 10.0, 24.0))
+
+
+def _pose_from_dice(
+    image: Image, dice: Sequence[DieReading], floor: FloorFit | None
+) -> tuple[CameraPose | None, float | None]:
+    """A camera whose nadir the dice vote for (each flat die's silhouette points at it).
+
+    Without at least three dice the camera is taken to look straight down.
+    """
+    h, w = image.shape[:2]
+    centre = ((w - 1) / 2.0, (h - 1) / 2.0)
+    if not dice:
+        return None, None
+    base = pose_from_nadir(centre, (w, h))
+    votes = []
+    if len(dice) >= 3:
+        f = float(base.k[0, 0])
+        lab_floor = floor.lab_mean if floor is not None else None
+        for d in dice:
+            c = _silhouette_centre(image, d, dice, lab_floor)
+            if c is None:
+                continue
+            # A flat die's silhouette centre lies half a die height towards the nadir:
+            # offset ~= (nadir - T) * side / (2 f).
+            k = d.size_px / (2.0 * f)
+            votes.append(
+                (d.center[0] + (c[0] - d.center[0]) / k, d.center[1] + (c[1] - d.center[1]) / k)
+            )
+    pose = base
+    if len(votes) >= 3:
+        v = np.median(np.array(votes), axis=0)
+        diag = math.hypot(w, h)
+        off = np.array([v[0] - centre[0], v[1] - centre[1]])
+        # A tilt of more than ~25 degrees is outside what the reader supports.
+        lim = 0.45 * float(base.k[0, 0])
+        if np.linalg.norm(off) > lim:
+            off *= lim / np.linalg.norm(off)
+        if diag > 0:
+            pose = pose_from_nadir((centre[0] + off[0], centre[1] + off[1]), (w, h))
+    units = die_units_from_sizes(pose, [d.center for d in dice], [d.size_px for d in dice])
+    return pose, units
+
+
+def _silhouette_centre(
+    image: Image,
+    die: DieReading,
+    dice: Sequence[DieReading],
+    floor_lab: tuple[float, float, float] | None,
+) -> tuple[float, float] | None:
+    """Centre of the die's pixels near it (no prediction; used to vote for the camera)."""
+    s = die.size_px
+    m = _measure_window(image, die, [d for d in dice if d is not die], floor_lab, 12.0, s * 1.1)
+    if m is None:
+        return None
+    mask, x0, y0, scale, _valid, _floor_share = m
+    ys, xs = np.nonzero(mask)
+    if xs.size < 10:
+        return None
+    return (float(xs.mean()) / scale + x0, float(ys.mean()) / scale + y0)
+
+
+# -- per die --------------------------------------------------------------------------------
+
+
+def _judge(
+    image: Image, die: DieReading, others: list[DieReading], scene: _Scene
+) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    s_px = die.size_px
+    if s_px <= 2:
+        return found
+    t = np.array(die.center, np.float64)
+    a = np.zeros(2)
+    if scene.pose is not None and scene.die_units is not None:
+        a = _bottom_offset(scene.pose, scene.die_units, t)
+    foot = t + a
+    m = _measure_window(
+        image,
+        die,
+        others,
+        scene.floor_lab,
+        scene.floor_tol,
+        s_px * (0.9 + float(np.hypot(*a)) / s_px),
+        polygon=scene.polygon,
+    )
+    floor_share = m[5] if m is not None else 0.0
+    if scene.polygon is not None:
+        poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
+        inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / s_px
+        # Far outside: on the table whatever the colours say. Just outside: the found
+        # outline may miss a shadowed strip of floor, so the die must also stand on
+        # something that is not floor-coloured. On the floor's edge with no floor around
+        # it: on the rim or the wall top.
+        if (
+            inside < -FAR_OUTSIDE
+            or (inside < -OFF_TRAY_MARGIN and floor_share < 0.35)
+            or (inside < 1.0 and floor_share < 0.1)
+        ):
+            where = (
+                f"its footprint lies {-inside:.1f} die widths outside the tray floor"
+                if inside < 0
+                else "it stands at the floor's edge with no floor around it (rim or wall top)"
+            )
+            found.append(("off_tray", f"position: {where}"))
+            return found
+    if m is None:
+        return found
+    mask, x0, y0, scale, valid, _share = m
+    if scene.pose is None or scene.die_units is None:
+        return found
+    shift = _lean_shift(die, scene, mask, valid, x0, y0, scale, a)
+    if shift is not None and shift[0] > LEAN_SHIFT and shift[1] >= MIN_OVERLAP:
+        found.append(
+            (
+                "leaning",
+                f"visible side face: its silhouette is {shift[0]:.2f} die widths off where a "
+                "flat die's would be at that place (top face tilted)",
+            )
+        )
+    return found
+
+
+def _bottom_offset(pose: CameraPose, die_units: float, t: FloatArray) -> FloatArray:
+    """Image vector from a flat die's top face centre to its bottom face centre."""
+    top = pose.back_project(t[None, :], z=die_units)[0]
+    bottom = pose.project(np.array([[top[0], top[1], 0.0]]))[0]
+    return np.asarray(bottom - t, np.float64)
+
+
+def _measure_window(
+    image: Image,
+    die: DieReading,
+    others: Sequence[DieReading],
+    floor_lab: tuple[float, float, float] | None,
+    tol: float,
+    reach: float,
+    *,
+    polygon: FloatArray | None = None,
+) -> tuple[npt.NDArray[np.bool_], int, int, float, npt.NDArray[np.bool_], float] | None:
+    """Die pixels around ``die`` in a crop: ``(mask, x0, y0, scale, valid, floor_share)``.
+
+    Crop pixel (i, j) is photo pixel ``(x0 + j / scale, y0 + i / scale)``. ``valid`` marks
+    pixels that can belong to this die (inside the floor outline or near the top face, and
+    nearer to it than to any other die); ``floor_share`` is the share of floor colour on a
+    ring just outside the die.
+    """
+    h, w = image.shape[:2]
+    s = die.size_px
+    cx, cy = die.center
+    half = math.ceil(reach + 0.6 * s) + 2
+    x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
+    x1, y1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    crop: Image = image[y0:y1, x0:x1]
+    scale = min(1.0, _MEASURE_SIDE / s)
+    if scale < 1.0:
+        crop = np.asarray(
+            cv2.resize(
+                crop,
+                (max(4, round(crop.shape[1] * scale)), max(4, round(crop.shape[0] * scale))),
+                interpolation=cv2.INTER_AREA,
+            ),
+            np.uint8,
+        )
+    ch, cw = crop.shape[:2]
+    sx, sy = cw / (x1 - x0), ch / (y1 - y0)
+    scale = 0.5 * (sx + sy)
+    lab = cv2.cvtColor(cv2.GaussianBlur(crop, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float32)
+    px = xx / scale + x0
+    py = yy / scale + y0
+    r = np.hypot(px - cx, py - cy)
+    ring = (r > reach + 0.15 * s) & (r < reach + 0.55 * s)
+    # Nearest-die ownership: a pixel nearer (in die sides) to another die is not ours.
+    own = np.ones((ch, cw), bool)
+    for o in others:
+        if (
+            abs(o.center[0] - cx) > 3 * s + 2 * o.size_px
+            or abs(o.center[1] - cy) > 3 * s + 2 * o.size_px
+        ):
+            continue
+        ro = np.hypot(px - o.center[0], py - o.center[1]) / max(1.0, o.size_px)
+        own &= r / s <= ro
+    ring &= own
+    if floor_lab is not None:
+        d_global = colour_distance(lab, floor_lab)
+        floor_ring = ring & (d_global < 1.5 * tol)
+        local = np.median(lab[floor_ring], axis=0) if floor_ring.sum() >= 8 else np.array(floor_lab)
+    else:
+        if ring.sum() < 8:
+            return None
+        local = np.median(lab[ring], axis=0)
+    dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
+    floor_share = 0.0
+    if ring.sum() and floor_lab is not None:
+        floor_share = float((d_global[ring] < 1.5 * tol).mean())
+    die_px = dist >= tol
+    valid = own & (r < reach + 0.1 * s)
+    if polygon is not None:
+        canvas = np.zeros((ch, cw), np.uint8)
+        pts = (polygon - np.array([x0, y0])) * scale
+        cv2.fillPoly(canvas, [np.round(pts).astype(np.int32)], 1)
+        inside = np.asarray(cv2.dilate(canvas, np.ones((3, 3), np.uint8))) > 0
+        valid &= inside | (r < 0.5 * s)
+    mask = (die_px & valid).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(mask, connectivity=8)
+    if n <= 1:
+        return None
+    ci = int(np.clip(round((cy - y0) * scale), 0, ch - 1))
+    cj = int(np.clip(round((cx - x0) * scale), 0, cw - 1))
+    lab_id = labels[ci, cj]
+    if lab_id == 0:
+        # The centre pixel may be a pip: take the component nearest the centre.
+        d2 = (yy - ci) ** 2 + (xx - cj) ** 2
+        d2[labels == 0] = np.inf
+        lab_id = labels.flat[int(np.argmin(d2))]
+    comp = labels == lab_id
+    # Pips and glare inside the die are holes of the mask: fill them.
+    filled = comp.astype(np.uint8)
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, contours, -1, 1, -1)
+    return filled > 0, x0, y0, scale, valid, floor_share
+
+
+def _lean_shift(
+    die: DieReading,
+    scene: _Scene,
+    mask: npt.NDArray[np.bool_],
+    valid: npt.NDArray[np.bool_],
+    x0: int,
+    y0: int,
+    scale: float,
+    a: FloatArray,
+) -> tuple[float, float] | None:
+    """``(shift, overlap)``: measured vs predicted flat silhouette, in die sides and IoU."""
+    assert scene.pose is not None and scene.die_units is not None
+    pose, s = scene.pose, scene.die_units
+    t = np.array(die.center, np.float64)
+    top = pose.back_project(t[None, :], z=s)[0]
+    yaw = _yaw(die, pose, s)
+    best: tuple[float, float] | None = None
+    ys, xs = np.nonzero(mask)
+    if xs.size < 6:
+        return None
+    cm = np.array([xs.mean(), ys.mean()])
+    for dyaw in (0.0,) if yaw is not None else tuple(np.deg2rad(np.arange(0, 90, 15))):
+        ang = (yaw or 0.0) + dyaw
+        corners = _cube_corners(top, s, ang)
+        px = (pose.project(corners) - np.array([x0, y0])) * scale
+        hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2)
+        pred = np.zeros(mask.shape, np.uint8)
+        cv2.fillPoly(pred, [np.round(hull).astype(np.int32)], 1)
+        pv = (pred > 0) & valid
+        py_, px_ = np.nonzero(pv)
+        if px_.size < 6:
+            continue
+        cp = np.array([px_.mean(), py_.mean()])
+        shift = float(np.linalg.norm(cm - cp)) / (die.size_px * scale)
+        inter = float(np.count_nonzero(pv & mask))
+        union = float(np.count_nonzero(pv | mask))
+        iou = inter / union if union else 0.0
+        if best is None or shift < best[0]:
+            best = (shift, iou)
+    return best
+
+
+def _yaw(die: DieReading, pose: CameraPose, s: float) -> float | None:
+    """The die's turn on the floor (radians) from its outline, or None without one."""
+    if len(die.outline) < 4:
+        return None
+    pts = pose.back_project(np.array(die.outline[:4], np.float64), z=s)
+    e = pts[1] - pts[0]
+    return float(math.atan2(e[1], e[0]))
+
+
+def _cube_corners(top: FloatArray, s: float, yaw: float) -> FloatArray:
+    """The 8 corners (8, 3) of a flat cube of side ``s`` whose top face centre is ``top``."""
+    c, sn = math.cos(yaw), math.sin(yaw)
+    h = 0.5 * s
+    pts = []
+    for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h)):
+        x = top[0] + dx * c - dy * sn
+        y = top[1] + dx * sn + dy * c
+        pts.append((x, y, s))
+        pts.append((x, y, 0.0))
+    return np.array(pts, np.float64)
