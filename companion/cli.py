@@ -131,7 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Modules adding their sub-commands with ``register(subparsers)``; each imports its heavy
 #: libraries (OpenCV, Flask, numpy) inside its handler so that ``score`` stays fast.
-_COMMAND_MODULES: tuple[str, ...] = ("companion.read_command",)
+_COMMAND_MODULES: tuple[str, ...] = (
+    "companion.read_command",
+    "companion.calibrate_command",
+    "companion.web.command",
+    "companion.coach.command",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
