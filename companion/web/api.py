@@ -237,7 +237,12 @@ def _photo_roll(
             positions = list(range(state.dice_left))
             kept_values = [v for group in state.set_aside for v in group]
             kind = "roll"
-        values, flagged, roles = thrown_dice(reading["dice"], kept_values, len(positions))
+        url = url_for("pages.photo", name=photos.view_name(name))
+        try:
+            values, flagged, roles = thrown_dice(reading["dice"], kept_values, len(positions))
+        except InvalidInputError as exc:
+            # The photo stays on file: the player may type the dice and cite it as evidence.
+            raise ReadingNeedsHelpError(str(exc), reading=reading, photo=name, url=url) from None
         reading["roles"] = roles
         unread = [j + 1 for j, v in enumerate(values) if v is None and j not in flagged]
         if unread:
@@ -246,7 +251,7 @@ def _photo_roll(
                 f"thrown die {which} could not be read: retake the photo, or type the dice",
                 reading=reading,
                 photo=name,
-                url=url_for("pages.photo", name=photos.view_name(name)),
+                url=url,
             )
         # A die sent back for a free reroll may be unread: its value is never scored.
         filled = [1 if v is None else v for v in values]

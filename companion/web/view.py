@@ -40,8 +40,12 @@ def state_json(rp: Replay) -> dict[str, Any]:
         if step.action.kind in ("roll", "reroll") and step.action.photo:
             photo = photo_json(step)
             break
+    thrower = next(
+        (s.player for s in reversed(effective) if s.action.kind in ("roll", "reroll")), None
+    )
     out.update(
         id=rp.game.id,
+        last_thrower=thrower,
         version=rp.version,
         created=rp.game.created,
         photo=photo,

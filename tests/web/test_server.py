@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 from flask import Flask
-
 from web_helpers import new_game
 
 

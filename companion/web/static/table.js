@@ -23,6 +23,7 @@
   async function send(path, body, after) {
     if (busy) return;
     busy = true;
+    root.dataset.busy = "1";
     document.body.classList.add("busy");
     try {
       if (body instanceof FormData) body.append("version", S.version);
@@ -49,6 +50,7 @@
       return false;
     } finally {
       busy = false;
+      root.dataset.busy = "0";
       document.body.classList.remove("busy");
     }
   }
@@ -136,7 +138,8 @@
       b.addEventListener("click", function () { openPanel(i); });
       row.appendChild(b);
     });
-    $("dice-title").textContent = isBox() ? "Dice" : (S.pending_reroll.length ? "This throw" : "Last throw");
+    $("dice-title").textContent = isBox() ? "Dice" : (S.pending_reroll.length ? "This throw" :
+      S.last_thrower ? S.last_thrower + "'s last throw" : "Last throw");
     let helpText = "";
     if (!S.dice.length) helpText = S.finished ? "" : "No dice yet: roll to start the turn.";
     else if (keepable()) helpText = "Tap a die to keep it for the next roll, or to fix a misread value.";
@@ -183,6 +186,7 @@
     if (isBox()) return;
     const t = S.last_throw;
     $("throw-points").textContent = !t ? "–" : t.bust ? "Bust" : String(t.points);
+    $("throw-who").textContent = S.last_thrower ? S.last_thrower + "'s throw" : "Last throw";
     $("turn-total").textContent = String(S.turn_total);
     $("dice-left").textContent = String(S.dice_left);
     $("throw-reason").textContent = t ? t.reason : "";
@@ -207,7 +211,7 @@
       title = S.roll_number === 0 ? "First roll" : "Roll " + (S.roll_number + 1) + " of " + S.rolls_per_turn;
       text = S.roll_number === 0
         ? "Roll all " + S.dice_count + " dice, then photograph the tray."
-        : "Keep dice by tapping them above, then roll the other " + n +
+        : "Tap the dice you keep above, then roll the other " + (n === 1 ? "die" : n + " dice") +
           ". The photo may show every die or only the thrown ones.";
       if (!canThrow) text = "No rolls left: choose a box below.";
     } else {
@@ -243,8 +247,10 @@
     Dice.overlay($("overlay"), p.reading, null);
     const list = $("flag-list");
     list.textContent = "";
+    let shown = 0, more = 0;
     p.reading.dice.forEach(function (d, i) {
       if (!d.flags.length) return;
+      if (++shown > 10) { more++; return; }
       const li = document.createElement("li");
       const words = d.flags.map(function (f) { return Dice.FLAG_WORDS[f] || f; }).join(", ");
       li.textContent = "Die " + (i + 1) + (d.value !== null ? " (" + d.value + ")" : "") + ": " + words +
@@ -252,9 +258,11 @@
       li.className = d.value === null ? "unread" : "flagged";
       list.appendChild(li);
     });
+    if (more) list.appendChild(cell("li", "… and " + more + " more marks.", "muted"));
     const summary = document.createElement("li");
     summary.className = "muted";
-    summary.textContent = "Read " + p.reading.faces.join(", ") + " in " + Math.round(p.reading.elapsed_ms) + " ms.";
+    summary.textContent = p.reading.dice.length + (p.reading.dice.length === 1 ? " die" : " dice") +
+      " found; read " + p.reading.faces.join(", ") + " in " + Math.round(p.reading.elapsed_ms) + " ms.";
     if (!p.reading.faces.length) summary.textContent = "No face was read.";
     list.appendChild(summary);
   }
@@ -358,6 +366,7 @@
       });
     }
     $("undo-button").disabled = !S.can_undo;
+    $("undo-what").textContent = S.last_action && S.last_action.event ? "(" + S.last_action.event + ")" : "";
   }
 
   function speakLatest() {
@@ -376,6 +385,7 @@
   }
 
   function render() {
+    root.dataset.version = S.version;
     renderStatus();
     renderDice();
     renderThrow();
@@ -387,8 +397,9 @@
 
   function prefillFromHelp() {
     if (!help) return;
-    const roles = help.reading.roles || help.reading.dice.map(function (_, i) { return i; });
+    const roles = help.reading.roles;
     const values = [];
+    if (!roles) { $("type-input").value = ""; $("type-input").focus(); return; }
     help.reading.dice.forEach(function (d, k) {
       if (roles[k] !== null && roles[k] !== undefined) values[roles[k]] = d.value === null ? "?" : d.value;
     });

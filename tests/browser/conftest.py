@@ -1,0 +1,164 @@
+"""Browser tests: a served companion on a temporary database, Debian's chromium via Playwright,
+and tray photos (sample_images/ first, drawn ones when no sample fits)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_images"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def base_url(tmp_path: Path) -> Iterator[str]:
+    """A companion served by waitress on a free port, like ``dice-companion serve``."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.web",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "games.sqlite3"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("the companion did not start") from None
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}"
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _clean_samples(n_dice: int) -> list[tuple[Path, list[int]]]:
+    """Sample photos showing exactly ``n_dice`` dice, every one flat in the tray."""
+    found = []
+    for truth_path in sorted(SAMPLES.glob("*.json")):
+        try:
+            truth = json.loads(truth_path.read_text())
+        except (OSError, ValueError):
+            continue
+        dice = truth.get("dice") if isinstance(truth, dict) else None
+        if not isinstance(dice, list) or len(dice) != n_dice:
+            continue
+        if any(d.get("state", "flat") != "flat" for d in dice):
+            continue
+        image = truth_path.parent / str(truth.get("image", ""))
+        if not image.is_file():
+            candidates = [
+                p for p in truth_path.parent.glob(truth_path.stem + ".*") if p.suffix != ".json"
+            ]
+            if not candidates:
+                continue
+            image = candidates[0]
+        found.append((image, [int(d["value"]) for d in dice]))
+    return found
+
+
+def draw_tray(values: list[int], path: Path) -> Path:
+    """A plain drawn tray photo: white dice with black pips on green felt, in a row or two."""
+    import cv2
+    import numpy as np
+
+    rng = np.random.default_rng(sum(values) * 31 + len(values))
+    h, w = 720, 960
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (60, 110, 45)
+    img = cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))
+    side = 90
+    layout = {
+        1: [(0, 0)],
+        2: [(-1, -1), (1, 1)],
+        3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+    }
+    per_row = 5
+    for k, v in enumerate(values):
+        row, col = divmod(k, per_row)
+        x0 = 110 + col * 160 + (row % 2) * 40
+        y0 = 160 + row * 200
+        cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (245, 245, 245), -1, cv2.LINE_AA)
+        cv2.rectangle(img, (x0, y0), (x0 + side, y0 + side), (120, 120, 120), 2, cv2.LINE_AA)
+        cx, cy = x0 + side // 2, y0 + side // 2
+        for gx, gy in layout[v]:
+            cv2.circle(img, (cx + gx * 24, cy + gy * 24), 9, (20, 20, 20), -1, cv2.LINE_AA)
+    cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return path
+
+
+@pytest.fixture
+def scenes(tmp_path: Path) -> Any:
+    """``scenes(n, count)``: photos with their true values, samples first, drawn ones after."""
+
+    def pick(n_dice: int, count: int) -> list[tuple[Path, list[int]]]:
+        found = _clean_samples(n_dice)
+        out = [found[k % len(found)] for k in range(count)] if found else []
+        if not out:
+            patterns = [
+                [4, 4, 2, 6, 5, 1, 3, 3, 5, 2],
+                [6, 6, 1, 3, 2, 5, 5, 4, 1, 6],
+                [1, 2, 3, 3, 3, 6, 2, 4, 5, 1],
+            ]
+            for k in range(count):
+                values = patterns[k % len(patterns)][:n_dice]
+                out.append((draw_tray(values, tmp_path / f"drawn_{n_dice}_{k}.jpg"), values))
+        return out
+
+    return pick

@@ -1,0 +1,174 @@
+"""Whole games in a real browser: the new-game page, photos of the tray, corrections, scores."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 375, "height": 812}
+LAPTOP = {"width": 1280, "height": 900}
+
+
+def wait_idle(page: Any) -> None:
+    page.wait_for_selector('#table[data-busy="0"]', timeout=60_000)
+
+
+def state(base_url: str, page: Any) -> dict[str, Any]:
+    gid = page.get_attribute("#table", "data-game")
+    with urllib.request.urlopen(f"{base_url}/api/games/{gid}") as res:
+        data: dict[str, Any] = json.load(res)
+    return data
+
+
+def page_dice(page: Any) -> list[int]:
+    return [
+        int(v)
+        for v in page.eval_on_selector_all("#dice .die", "els => els.map(e => e.dataset.value)")
+    ]
+
+
+def arrange(read: list[int], truth: list[int]) -> list[int]:
+    """The true values laid on the read positions, keeping every die that was read right."""
+    left = list(truth)
+    out: list[int | None] = []
+    for v in read:
+        if v in left:
+            left.remove(v)
+            out.append(v)
+        else:
+            out.append(None)
+    return [v if v is not None else left.pop(0) for v in out]
+
+
+def roll_photo(page: Any, photo: Path, truth: list[int]) -> str:
+    """Upload a photo; fix what the reader got wrong with the page's own tools.
+
+    Returns how the roll was settled: "read" (read right), "corrected" (tap-a-die
+    correction after the roll) or "typed" (the page asked to type the dice for the photo).
+    """
+    page.set_input_files("#photo-input", str(photo))
+    wait_idle(page)
+    message = page.locator("#message")
+    if message.is_visible() and "Reading" not in message.inner_text():
+        # The reader could not settle the roll: the page shows its reading and asks for the
+        # dice, which stay tied to this photo as evidence.
+        assert page.locator("#photo-card").is_visible()
+        page.fill("#type-input", " ".join(str(v) for v in truth))
+        page.click("#type-form button[type=submit]")
+        wait_idle(page)
+        assert not page.locator("#message").is_visible(), page.inner_text("#message")
+        return "typed"
+    read = page_dice(page)
+    assert len(read) == len(truth)
+    target = arrange(read, truth)
+    how = "read"
+    for i, (got, want) in enumerate(zip(read, target, strict=True)):
+        if got != want:
+            page.click(f'#dice .die[data-index="{i}"]')
+            page.click(f'#fix-buttons button[data-value="{want}"]')
+            wait_idle(page)
+            how = "corrected"
+    assert sorted(page_dice(page)) == sorted(truth)
+    return how
+
+
+def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
+    base_url: str, browser: Any, scenes: Any
+) -> None:
+    photos = scenes(3, 6)
+    page = browser.new_page(viewport=PHONE)
+    page.goto(base_url + "/")
+    page.check('input[name=game][value="three-dice"]')
+    page.fill("#players input[name=player] >> nth=0", "Ann")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table")
+    assert page.inner_text("#turn-line") == "Ann's turn"
+    settled = []
+    for turn, (photo, truth) in enumerate(photos, start=1):
+        assert f"Turn {turn} of 6" in page.inner_text("#roll-line")
+        settled.append(roll_photo(page, photo, truth))
+        if turn == 1:
+            # Keep the first die, roll the other two again and type them.
+            page.click('#dice .die[data-index="0"]')
+            page.click("#keep-toggle")
+            assert "kept" in page.get_attribute('#dice .die[data-index="0"]', "class")
+            page.fill("#type-input", "6 6")
+            page.click("#type-form button[type=submit]")
+            wait_idle(page)
+            assert "roll 2 of 3" in page.inner_text("#roll-line")
+            assert page_dice(page)[1:] == [6, 6]
+        if turn == 3:
+            page.screenshot(path="/tmp/dice-table-phone.png", full_page=True)
+            page.set_viewport_size(LAPTOP)
+            page.screenshot(path="/tmp/dice-table-laptop.png", full_page=True)
+            page.set_viewport_size(PHONE)
+        best = page.locator("#options .option").first
+        category = best.get_attribute("data-category")
+        best.click()
+        wait_idle(page)
+        s = state(base_url, page)
+        assert category in s["sheets"][0]["boxes"]
+    s = state(base_url, page)
+    assert s["finished"] and s["winners"] == ["Ann"]
+    assert page.locator("#winner-line").is_visible()
+    assert "Ann wins with " + str(s["totals"][0]) in page.inner_text("#winner-line")
+    # Every photo is evidence in the history, with the reader's reading.
+    page.click("text=History")
+    page.wait_for_selector(".history")
+    assert page.locator(".history img").count() == 6
+    assert page.locator('.history li[data-kind="score"]').count() == 6
+    print("how each roll was settled:", settled)
+
+
+def test_a_ten_dice_turn_with_a_bust_and_a_bank(base_url: str, browser: Any, scenes: Any) -> None:
+    ((photo, truth),) = scenes(10, 1)
+    page = browser.new_page(viewport=LAPTOP)
+    page.goto(base_url + "/")
+    page.check('input[name=game][value="ten-dice"]')
+    page.fill("#players input[name=player] >> nth=0", "Ann")
+    page.fill("#players input[name=player] >> nth=1", "Bo")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table")
+    assert page.locator("#throw-card").is_visible()
+    # Ann throws all ten dice from a photo.
+    roll_photo(page, photo, truth)
+    s = state(base_url, page)
+    ann_bust = s["last_throw"]["bust"]
+    if not ann_bust:
+        assert page.inner_text("#turn-total") == str(s["turn_total"])
+        points = s["turn_total"]
+        page.click("#bank-button")
+        wait_idle(page)
+        assert state(base_url, page)["scores"][0] == points
+    assert page.inner_text("#turn-line") == "Bo's turn"
+    # Bo: a scoring throw, then the rest of the dice score nothing: bust.
+    page.fill("#type-input", "2 2 2 5 1 3 4 6 6 3")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    assert page.inner_text("#turn-total") == "250"
+    assert page.inner_text("#dice-left") == "6"
+    assert page.locator("#bank-button").is_visible()
+    page.fill("#type-input", "1 2 3 4 6 6")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    assert page.inner_text("#throw-points") == "Bust"
+    assert "busts" in page.inner_text("#event-line")
+    s = state(base_url, page)
+    assert s["scores"][1] == 0 and s["current_player"] == "Ann"
+    if ann_bust:
+        # Ann's photo throw bust, so she banks on this turn instead.
+        page.fill("#type-input", "1 1 1 2 3 4 6 6 2 3")
+        page.click("#type-form button[type=submit]")
+        wait_idle(page)
+        page.click("#bank-button")
+        wait_idle(page)
+        assert state(base_url, page)["scores"][0] == 1000
+    page.screenshot(path="/tmp/dice-ten-laptop.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path="/tmp/dice-ten-phone.png", full_page=True)
