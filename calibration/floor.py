@@ -138,29 +138,32 @@ def find_floor(
 def _candidate_colours(
     lab: npt.NDArray[np.float32], seeds: list[tuple[float, float]], radius: float
 ) -> list[npt.NDArray[np.float32]]:
-    """Colours to try as the floor: rings around the dice first, then a grid in the middle."""
+    """Colours to try as the floor: around the dice first, then on a grid in the middle."""
     sh, sw = lab.shape[:2]
-    pts: list[tuple[float, float]] = []
     r = max(2.0, radius)
+    around: list[tuple[float, float]] = []
     for x, y in seeds:
         for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
-            pts.append((x + r * np.cos(ang), y + r * np.sin(ang)))
-    for fy in (0.3, 0.5, 0.7):
-        for fx in (0.3, 0.5, 0.7):
-            pts.append((fx * sw, fy * sh))
-    out = []
-    for x, y in pts:
-        ix, iy = round(x), round(y)
-        if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
-            out.append(np.median(lab[iy - 2 : iy + 3, ix - 2 : ix + 3].reshape(-1, 3), axis=0))
-    # Most frequent colours first (the floor is usually what most samples hit), each
-    # colour once.
-    out.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in out))
-    distinct: list[npt.NDArray[np.float32]] = []
-    for c in out:
-        if all(float(np.linalg.norm(c - d)) >= 8.0 for d in distinct):
-            distinct.append(c)
-    return distinct[:4]
+            around.append((x + r * np.cos(ang), y + r * np.sin(ang)))
+    grid = [(fx * sw, fy * sh) for fy in (0.3, 0.5, 0.7) for fx in (0.3, 0.5, 0.7)]
+    out: list[npt.NDArray[np.float32]] = []
+    for pts in (around, grid):
+        colours = []
+        for x, y in pts:
+            ix, iy = round(x), round(y)
+            if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
+                patch = lab[iy - 2 : iy + 3, ix - 2 : ix + 3].reshape(-1, 3)
+                colours.append(np.median(patch, axis=0).astype(np.float32))
+        # Most frequent colours first (the floor is usually what most samples hit).
+        colours.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in colours))
+        kept = 0
+        for c in colours:
+            if kept == 3:
+                break
+            if all(float(np.linalg.norm(c - d)) >= 8.0 for d in out):
+                out.append(c)
+                kept += 1
+    return out
 
 
 def _grow(

@@ -106,8 +106,14 @@ def fit_layout(
     ex = centre[0] + g[:, 0] * ca - g[:, 1] * sa
     ey = centre[1] + g[:, 0] * sa + g[:, 1] * ca
     return FaceFit(
-        n, (float(centre[0]), float(centre[1])), step, angle, float(res[best]), members,
-        np.stack([ex, ey], axis=1).astype(np.float32), squash,
+        n,
+        (float(centre[0]), float(centre[1])),
+        step,
+        angle,
+        float(res[best]),
+        members,
+        np.stack([ex, ey], axis=1).astype(np.float32),
+        squash,
     )
 
 
@@ -195,9 +201,7 @@ def link_pips(
     return [np.array(g, np.intp) for g in groups.values()]
 
 
-def fit_cluster(
-    cands: PipCandidates, members: IntArray, params: ReaderParams
-) -> list[FaceFit]:
+def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
     """Explain a cluster of linked pips as faces; pips left over are returned as ones.
 
     A clean cluster is one face. Otherwise (a die with its side faces in view, touching dice
@@ -230,9 +234,7 @@ def fit_cluster(
             key = frozenset(int(members[i]) for i in sel)
             if key in options:
                 continue
-            f = fit_layout(
-                pts[sel], tuple(int(members[i]) for i in sel), float(np.mean(diam[sel]))
-            )
+            f = fit_layout(pts[sel], tuple(int(members[i]) for i in sel), float(np.mean(diam[sel])))
             if f is None or f.residual > params.max_grid_residual:
                 continue
             score = (

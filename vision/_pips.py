@@ -14,8 +14,10 @@ FloatArray = npt.NDArray[np.float32]
 
 #: Offsets of the points sampled on the ring around a pip (unit circle, 16 directions).
 _RING = np.stack(
-    [np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
-     np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))],
+    [
+        np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
+        np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
+    ],
     axis=1,
 ).astype(np.float32)
 
@@ -65,7 +67,7 @@ def _blobs_at_scale(
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE).astype(np.int16)
     g16 = gray.astype(np.int16)
-    c = int(round(params.min_pip_contrast * 0.6))
+    c = round(params.min_pip_contrast * 0.6)
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
@@ -98,8 +100,12 @@ def _blobs_at_scale(
         # which shrinks with blur; average the two.
         d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
         out.append(
-            (cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity,
-             _roundness(labels, cents, np.flatnonzero(keep) + 1))
+            (
+                cents[1:][keep].astype(np.float32),
+                d.astype(np.float32),
+                polarity,
+                _roundness(labels, cents, np.flatnonzero(keep) + 1),
+            )
         )
     return out
 
@@ -197,8 +203,14 @@ def _measure(
     ring_bgr = np.median(ring_c, axis=1)
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
     cands = PipCandidates(
-        xy[ok], diam[ok], pol[ok], contrast[ok].astype(np.float32), ring_bgr[ok].astype(np.float32),
-        ring_gray[ok].astype(np.float32), uniform[ok].astype(np.float32), rnd[ok],
+        xy[ok],
+        diam[ok],
+        pol[ok],
+        contrast[ok].astype(np.float32),
+        ring_bgr[ok].astype(np.float32),
+        ring_gray[ok].astype(np.float32),
+        uniform[ok].astype(np.float32),
+        rnd[ok],
     )
     return _drop_containers(_dedupe(cands))
 
@@ -234,7 +246,14 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
         return c
     i, j = pairs[:, 0], pairs[:, 1]
     dist = np.linalg.norm(c.xy[i] - c.xy[j], axis=1)
-    close = (dist < 0.6 * np.maximum(c.diam[i], c.diam[j])) & (c.polarity[i] == c.polarity[j])
+    big = np.maximum(c.diam[i], c.diam[j])
+    # Only the same blob seen at two scales; a die-sized blob around pips is left for
+    # _drop_containers, so it cannot hide the pips.
+    close = (
+        (dist < 0.6 * big)
+        & (c.polarity[i] == c.polarity[j])
+        & (big <= 2.0 * np.minimum(c.diam[i], c.diam[j]))
+    )
     i, j = i[close], j[close]
     rank = np.empty(n, np.intp)
     rank[order] = np.arange(n)

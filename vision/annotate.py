@@ -58,10 +58,27 @@ def annotate(
         y = round(die.center[1] - die.size_px * 0.55 - 4)
         if y - th < 0:
             y = round(die.center[1] + die.size_px * 0.55 + th + 4)
-        cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (0, 0, 0),
-                    thick + 3, cv2.LINE_AA)
-        cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour,
-                    thick + 1, cv2.LINE_AA)
-        cv2.putText(out, str(index), (x + tw + 2, y), cv2.FONT_HERSHEY_SIMPLEX,
-                    font_scale * 0.5, colour, 1, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            text,
+            (x, y),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale,
+            (0, 0, 0),
+            thick + 3,
+            cv2.LINE_AA,
+        )
+        cv2.putText(
+            out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, thick + 1, cv2.LINE_AA
+        )
+        cv2.putText(
+            out,
+            str(index),
+            (x + tw + 2, y),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale * 0.5,
+            colour,
+            1,
+            cv2.LINE_AA,
+        )
     return out

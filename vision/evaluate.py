@@ -79,7 +79,8 @@ class ImageResult:
 
 
 def match_image(
-    truth: Sequence[Truth], read: Sequence[tuple[tuple[float, float], int | None]],
+    truth: Sequence[Truth],
+    read: Sequence[tuple[tuple[float, float], int | None]],
     elapsed_ms: float = 0.0,
 ) -> ImageResult:
     """Match readings ``(centre, value)`` to labelled dice one to one, nearest pairs first."""
@@ -198,8 +199,10 @@ def yolo_truth(label: Path, width: int, height: int) -> list[Truth]:
             Truth(
                 cls + 1,
                 box=(
-                    (cx - bw / 2) * width, (cy - bh / 2) * height,
-                    (cx + bw / 2) * width, (cy + bh / 2) * height,
+                    (cx - bw / 2) * width,
+                    (cy - bh / 2) * height,
+                    (cx + bw / 2) * width,
+                    (cy + bh / 2) * height,
                 ),
             )
         )
@@ -214,8 +217,9 @@ def evaluate_split(
         for img in _images(split.root / "images"):
             data = img.read_bytes()
             reading = read_bytes(data, params=params)
-            truth = yolo_truth(split.root / "labels" / (img.stem + ".txt"),
-                               reading.width, reading.height)
+            truth = yolo_truth(
+                split.root / "labels" / (img.stem + ".txt"), reading.width, reading.height
+            )
             result = match_image(
                 truth, [(d.center, d.value) for d in reading.dice], reading.elapsed_ms
             )
@@ -260,8 +264,16 @@ def _write_failure(
         if t.box is not None:
             x0, y0, x1, y1 = (round(v) for v in t.box)
             cv2.rectangle(out, (x0, y0), (x1, y1), (255, 255, 0), 1)
-            cv2.putText(out, str(t.value), (x0, y1 + 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
-                        (255, 255, 0), 1, cv2.LINE_AA)
+            cv2.putText(
+                out,
+                str(t.value),
+                (x0, y1 + 12),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.4,
+                (255, 255, 0),
+                1,
+                cv2.LINE_AA,
+            )
     if max(out.shape[:2]) < 400:
         out = cv2.resize(out, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
     folder.mkdir(parents=True, exist_ok=True)
@@ -270,8 +282,10 @@ def _write_failure(
 
 
 def _table(rows: list[tuple[str, dict[str, float | int | list[list[int]]]]]) -> str:
-    head = f"{'split':<34} {'photos':>6} {'dice':>6} {'recall':>7} {'precis':>7} " \
-           f"{'value':>7} {'exact':>7} {'ms':>6} {'ms p95':>7}"
+    head = (
+        f"{'split':<34} {'photos':>6} {'dice':>6} {'recall':>7} {'precis':>7} "
+        f"{'value':>7} {'exact':>7} {'ms':>6} {'ms p95':>7}"
+    )
     lines = [head, "-" * len(head)]
     for name, s in rows:
         lines.append(
@@ -296,8 +310,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", action="append", help="only splits with this last name")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--failures", type=Path, help="write annotated misread photos here")
-    parser.add_argument("--by-video", action="store_true",
-                        help="also report per video (frames named like name_mp4-N...)")
+    parser.add_argument(
+        "--by-video",
+        action="store_true",
+        help="also report per video (frames named like name_mp4-N...)",
+    )
     args = parser.parse_args(argv)
     if not args.dataset.is_dir():
         parser.error(f"not a folder: {args.dataset}")

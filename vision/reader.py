@@ -240,8 +240,15 @@ def _face_region(
 
 
 def _grow(
-    roi: Image, seed: tuple[int, int], tol: float, fit: FaceFit, cands: PipCandidates,
-    x0: int, y0: int, window: tuple[int, int, int, int], size: tuple[int, int],
+    roi: Image,
+    seed: tuple[int, int],
+    tol: float,
+    fit: FaceFit,
+    cands: PipCandidates,
+    x0: int,
+    y0: int,
+    window: tuple[int, int, int, int],
+    size: tuple[int, int],
 ) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
     """Flood the face colour within ``tol`` from ``seed``; the region's square or None."""
     rh, rw = roi.shape[:2]
@@ -249,21 +256,31 @@ def _grow(
     w, h = size
     mask = np.zeros((rh + 2, rw + 2), np.uint8)
     cv2.floodFill(
-        roi, mask, seed, (0, 0, 0), (tol,) * 3, (tol,) * 3,
+        roi,
+        mask,
+        seed,
+        (0, 0, 0),
+        (tol,) * 3,
+        (tol,) * 3,
         4 | cv2.FLOODFILL_FIXED_RANGE | cv2.FLOODFILL_MASK_ONLY | (255 << 8),
     )
     region = mask[1:-1, 1:-1]
     for k in fit.members:
         cv2.circle(
-            region, (round(float(cands.xy[k, 0]) - x0), round(float(cands.xy[k, 1]) - y0)),
-            int(np.ceil(0.6 * cands.diam[k])), 255, -1,
+            region,
+            (round(float(cands.xy[k, 0]) - x0), round(float(cands.xy[k, 1]) - y0)),
+            int(np.ceil(0.6 * cands.diam[k])),
+            255,
+            -1,
         )
     bx, by, bw, bh = cv2.boundingRect(region)
     if bw == 0:
         return None
     spill = (
-        (x0 > 0 and bx == 0) or (y0 > 0 and by == 0)
-        or (x1 < w and bx + bw == rw) or (y1 < h and by + bh == rh)
+        (x0 > 0 and bx == 0)
+        or (y0 > 0 and by == 0)
+        or (x1 < w and bx + bw == rw)
+        or (y1 < h and by + bh == rh)
     )
     if spill:
         return None
@@ -279,6 +296,41 @@ def _grow(
     box = cv2.boxPoints(((rx, ry), (a, b), ang))
     outline = tuple((float(px + x0), float(py + y0)) for px, py in box)
     return (float(rx + x0), float(ry + y0)), float(np.sqrt(a * b)), float(ang), outline
+
+
+_GLARE_GRID = (
+    np.stack(np.meshgrid(np.linspace(-0.42, 0.42, 9), np.linspace(-0.42, 0.42, 9)), axis=-1)
+    .reshape(-1, 2)
+    .astype(np.float32)
+)
+
+
+def _glare_share(
+    blur: Image,
+    fit: FaceFit,
+    size: float,
+    face_gray: float,
+    pips: npt.NDArray[np.float32],
+    diam: float,
+) -> float:
+    """Share of the face that is blown out white while the face itself is not white.
+
+    A glare spot can hide pips, so a face with much of it cannot be counted with confidence.
+    Points on the pips found (``pips`` (K, 2) centres, ``diam`` their size) do not count:
+    white pips are as bright as glare.
+    """
+    if face_gray >= 215.0:
+        return 0.0
+    h, w = blur.shape[:2]
+    ca, sa = float(np.cos(fit.angle)), float(np.sin(fit.angle))
+    g = _GLARE_GRID * size
+    xs = np.clip(np.rint(fit.center[0] + g[:, 0] * ca - g[:, 1] * sa), 0, w - 1).astype(np.intp)
+    ys = np.clip(np.rint(fit.center[1] + g[:, 0] * sa + g[:, 1] * ca), 0, h - 1).astype(np.intp)
+    px = blur[ys, xs]
+    pts = np.stack([xs, ys], axis=1).astype(np.float32)
+    near = np.linalg.norm(pts[:, None, :] - pips[None, :, :], axis=2).min(axis=1) < 0.8 * diam
+    white = (px.min(axis=1) >= 240) & ~near
+    return float(white.sum() / max(1, int((~near).sum())))
 
 
 def _on_floor(
@@ -301,9 +353,9 @@ def _on_floor(
     return bool(same.mean() >= 0.8)
 
 
-def _square(center: tuple[float, float], side: float, angle: float) -> tuple[
-    tuple[float, float], ...
-]:
+def _square(
+    center: tuple[float, float], side: float, angle: float
+) -> tuple[tuple[float, float], ...]:
     box = cv2.boxPoints((center, (side, side), np.rad2deg(angle)))
     return tuple((float(x), float(y)) for x, y in box)
 
@@ -328,6 +380,9 @@ def _check_face(
     pol = float(cands.polarity[members[0]])
     face_gray = float(np.mean(cands.ring_gray[members]))
     if fit.value == 1:
+        # A lone blob must look like a pip seen from above: round (a glare spot is not).
+        if float(cands.roundness[members[0]]) < 0.75:
+            return None
         if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
             return None
         region = _face_region(fit, cands, blur, 6.0 * diam)
@@ -343,7 +398,10 @@ def _check_face(
         ca, sa = np.cos(fit.angle), np.sin(fit.angle)
         g = g * fit.step
         empty = np.stack(
-            [fit.center[0] + g[:, 0] * ca - g[:, 1] * sa, fit.center[1] + g[:, 0] * sa + g[:, 1] * ca],
+            [
+                fit.center[0] + g[:, 0] * ca - g[:, 1] * sa,
+                fit.center[1] + g[:, 0] * sa + g[:, 1] * ca,
+            ],
             axis=1,
         ).astype(np.float32)
         fit = fit._replace(empty_places=empty)
@@ -362,7 +420,15 @@ def _check_face(
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
     quality_pips = min(1.0, 0.25 + quality_pips)
-    confidence = float(np.clip(min(quality_fit, quality_ghost, quality_pips), 0.0, 1.0))
+    quality_glare = (
+        1.0
+        - 0.5
+        * _glare_share(blur, fit, size, face_gray, cands.xy[members], diam)
+        / params.max_glare_share
+    )
+    confidence = float(
+        np.clip(min(quality_fit, quality_ghost, quality_pips, quality_glare), 0.0, 1.0)
+    )
     if confidence < 0.5 * params.min_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
@@ -370,6 +436,11 @@ def _check_face(
     face_bgr = np.mean(cands.ring_bgr[members], axis=0)
     squash = min(fit.squash, float(np.mean(cands.roundness[members])))
     return _Die(
-        value, fit.center, float(size), confidence, outline, squash,
+        value,
+        fit.center,
+        float(size),
+        confidence,
+        outline,
+        squash,
         (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
     )

@@ -148,32 +148,36 @@ def _turn_dp(
     mine: np.ndarray,
     theirs: np.ndarray,
     bust_value: FloatArray,
+    lo: int = 0,
 ) -> tuple[list[FloatArray], list[FloatArray], list[FloatArray]]:
     """Within-turn values for players at scores ``mine`` vs ``theirs`` (index arrays, (P,)).
 
-    Returns per n = 0..dice_count-1: V[n] (P, size + pad) the chance to win holding n dice at
-    each score-if-banked (0 dice = around the horn), S[n] its slope in ``bust_value``, and T[n]
-    the chance to win when throwing them (n >= 1).
+    Column c stands for the score-if-banked ``lo + c`` steps (``lo`` <= every ``mine``: lower
+    scores are never held). Returns per n = 0..dice_count-1: V[n] (P, size - lo + pad) the
+    chance to win holding n dice (0 dice = around the horn), S[n] its slope in ``bust_value``,
+    and T[n] (P, size - lo) the chance to win when throwing them (n >= 1).
     """
     size = win.shape[0]
+    width = size - lo
     pad = th.reach + 1
     n_pairs = mine.size
-    bank = np.ones((n_pairs, size + pad))
-    bank[:, :size] = 1.0 - win[theirs, :]
-    horn = np.ones((n_pairs, size + pad))
-    horn[:, :size] = win[:, theirs].T
+    bank = np.ones((n_pairs, width + pad))
+    bank[:, :width] = 1.0 - win[theirs, lo:]
+    horn = np.ones((n_pairs, width + pad))
+    horn[:, :width] = win[lo:, theirs].T
     values, slopes, throws_ = [horn], [np.zeros_like(horn)], [horn]
+    busted = np.repeat(bust_value[:, None], width, axis=1)
     for n in range(1, th.dice_count):
-        t = np.outer(bust_value, np.ones(size)) * th.bust[n]
-        s = np.full((n_pairs, size), th.bust[n])
+        t = busted * th.bust[n]
+        s = np.full((n_pairs, width), th.bust[n])
         for k, d, p in th.outcomes[n]:
-            t += p * values[n - k][:, d : d + size]
-            s += p * slopes[n - k][:, d : d + size]
+            t += p * values[n - k][:, d : d + width]
+            s += p * slopes[n - k][:, d : d + width]
         v = bank.copy()
         sl = np.zeros_like(bank)
-        throw_better = t > bank[:, :size]
-        v[:, :size] = np.where(throw_better, t, bank[:, :size])
-        sl[:, :size] = np.where(throw_better, s, 0.0)
+        throw_better = t > bank[:, :width]
+        v[:, :width] = np.where(throw_better, t, bank[:, :width])
+        sl[:, :width] = np.where(throw_better, s, 0.0)
         values.append(v)
         slopes.append(sl)
         throws_.append(t)
@@ -186,6 +190,7 @@ def _turn_start(
     slopes: list[FloatArray],
     mine: np.ndarray,
     bust_value: FloatArray,
+    lo: int = 0,
 ) -> tuple[FloatArray, FloatArray]:
     """Chance to win of the first throw of all the dice, and its slope in ``bust_value``."""
     n = th.dice_count
@@ -193,8 +198,8 @@ def _turn_start(
     f = th.bust[n] * bust_value
     s = np.full(mine.size, th.bust[n])
     for k, d, p in th.outcomes[n]:
-        f = f + p * values[n - k][rows, mine + d]
-        s = s + p * slopes[n - k][rows, mine + d]
+        f = f + p * values[n - k][rows, mine - lo + d]
+        s = s + p * slopes[n - k][rows, mine - lo + d]
     return f, s
 
 
@@ -213,18 +218,19 @@ def build_win_table(game: ThrowGame) -> FloatArray:
         mine = np.arange(lo, hi + 1)
         theirs = total - mine
         partner = mine.size - 1 - np.arange(mine.size)
-        x = np.full(mine.size, 0.5)
+        # Start from the neighbours one step up (solved already): Newton then needs few steps.
+        x = win[mine, np.minimum(theirs + 1, size - 1)]
         for _ in range(100):
             beta = 1.0 - x[partner]
-            values, slopes, _ = _turn_dp(th, win, mine, theirs, beta)
-            f, s = _turn_start(th, values, slopes, mine, beta)
+            values, slopes, _ = _turn_dp(th, win, mine, theirs, beta, lo)
+            f, s = _turn_start(th, values, slopes, mine, beta, lo)
             # Linearised: x = a + s * (1 - x[partner]) with a = f - s * beta; solve each pair.
             a = f - s * beta
             ap, sp = a[partner], s[partner]
             new = (a + s - s * (ap + sp)) / (1.0 - s * sp)
             change = float(np.max(np.abs(new - x)))
             x = new
-            if change < 1e-14:
+            if change < 1e-13:
                 break
         win[mine, theirs] = x
     return win
