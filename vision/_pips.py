@@ -104,7 +104,11 @@ def _blobs_at_scale(
                 cents[1:][keep].astype(np.float32),
                 d.astype(np.float32),
                 polarity,
-                _roundness(labels, cents, np.flatnonzero(keep) + 1),
+                _roundness(
+                    np.asarray(labels, np.int32),
+                    np.asarray(cents, np.float64),
+                    np.flatnonzero(keep) + 1,
+                ),
             )
         )
     return out
@@ -157,16 +161,16 @@ def find_pip_candidates(
         blocks = (23,)
         if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
             break
-        level_img = cv2.pyrDown(level_img)
+        level_img = np.asarray(cv2.pyrDown(level_img), dtype=np.uint8)
         factor *= 2.0
     if not centres:
         return _empty()
     xy = np.concatenate(centres)
     diam = np.concatenate(diams)
-    pol = np.concatenate(pols)
+    pols_all = np.concatenate(pols)
     rnd = np.concatenate(rounds)
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
-    xy, diam, pol, rnd = xy[keep], diam[keep], pol[keep], rnd[keep]
+    xy, diam, pol, rnd = xy[keep], diam[keep], pols_all[keep], rnd[keep]
     if xy.shape[0] == 0:
         return _empty()
     return _measure(bgr, gray, xy, diam, pol, rnd, params)

@@ -186,7 +186,7 @@ def _images(folder: Path) -> list[Path]:
 
 def yolo_truth(label: Path, width: int, height: int) -> list[Truth]:
     """Labelled dice of one photo from a YOLO label file (class = face - 1)."""
-    out = []
+    out: list[Truth] = []
     if not label.exists():
         return out
     for line in label.read_text().split("\n"):
@@ -233,9 +233,10 @@ def evaluate_split(
                 continue
             for img in _images(folder):
                 start = time.perf_counter()
-                image = cv2.imdecode(np.frombuffer(img.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
-                if image is None:
+                raw = cv2.imdecode(np.frombuffer(img.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+                if raw is None:
                     continue
+                image = np.asarray(raw, dtype=np.uint8)
                 dice = read_array(image, params=params)
                 ms = (time.perf_counter() - start) * 1000.0
                 h, w = image.shape[:2]
@@ -256,10 +257,10 @@ def _write_failure(
 ) -> None:
     from vision.annotate import annotate
 
-    image = cv2.imread(str(img), cv2.IMREAD_COLOR)
-    if image is None:
+    raw = cv2.imread(str(img), cv2.IMREAD_COLOR)
+    if raw is None:
         return
-    out = annotate(image, dice)
+    out = annotate(np.asarray(raw, dtype=np.uint8), dice)
     for t in truth:
         if t.box is not None:
             x0, y0, x1, y1 = (round(v) for v in t.box)
@@ -275,7 +276,9 @@ def _write_failure(
                 cv2.LINE_AA,
             )
     if max(out.shape[:2]) < 400:
-        out = cv2.resize(out, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+        out = np.asarray(
+            cv2.resize(out, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST), dtype=np.uint8
+        )
     folder.mkdir(parents=True, exist_ok=True)
     name = split.name.replace("/", "_") + "__" + img.parent.name + "_" + img.stem + ".png"
     cv2.imwrite(str(folder / name), out)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from vision._faces import FaceFit, fit_cluster, link_pips, single_pip
 from vision._pips import PipCandidates, find_pip_candidates
-from vision.errors import ImageDecodeError
+from vision.io import decode
 from vision.params import DEFAULTS, ReaderParams
 from vision.result import DieReading, TrayReading
 
@@ -53,7 +53,10 @@ def read_array(
     h, w = image.shape[:2]
     scale = min(1.0, params.work_max_side / max(h, w))
     if scale < 1.0:
-        work = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        work: Image = np.asarray(
+            cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA),
+            dtype=np.uint8,
+        )
         scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
     else:
         work, scale_x, scale_y = image, 1.0, 1.0
@@ -73,20 +76,21 @@ def read_array(
 
 
 def read_bytes(data: bytes, *, params: ReaderParams = DEFAULTS) -> TrayReading:
-    """Decode an encoded photo (JPEG, PNG, ...) and read it; timing covers decoding.
+    """Decode an encoded photo (JPEG, PNG, WebP, HEIC, ...) and read it; timing covers decoding.
 
-    Positions are in the pixels of the photo as displayed at full size, whatever size it
-    was decoded at.
+    Large JPEGs are decoded directly at a reduced size (never below ``params.work_max_side``).
+    Positions are in the pixels of the photo as displayed at full size (EXIF orientation
+    applied). Raises :class:`~vision.errors.ImageDecodeError` for bytes that are not an image.
     """
     start = time.perf_counter()
-    image, full_w, full_h = _decode(data, params)
+    decoded = decode(data, max_side=params.work_max_side)
+    image = decoded.image_bgr
     dice = read_array(image, params=params)
-    sx, sy = full_w / image.shape[1], full_h / image.shape[0]
-    if sx != 1.0 or sy != 1.0:
-        dice = tuple(_rescale(d, sx, sy) for d in dice)
+    if decoded.scale != 1.0:
+        dice = tuple(_rescale(d, decoded.scale) for d in dice)
     # Calibration flags (leaning, off_tray) are applied to `dice` here, on `image`.
     elapsed_ms = (time.perf_counter() - start) * 1000.0
-    return TrayReading(width=full_w, height=full_h, elapsed_ms=elapsed_ms, dice=dice)
+    return TrayReading(width=decoded.width, height=decoded.height, elapsed_ms=elapsed_ms, dice=dice)
 
 
 def read_path(path: str | Path, *, params: ReaderParams = DEFAULTS) -> TrayReading:
@@ -114,27 +118,21 @@ def reading_order(dice: list[DieReading] | tuple[DieReading, ...]) -> tuple[DieR
     return tuple(d for row in rows for d in sorted(row, key=lambda d: d.center[0]))
 
 
-def _rescale(d: DieReading, sx: float, sy: float) -> DieReading:
+def _rescale(d: DieReading, scale: float) -> DieReading:
+    """Map a reading from an image decoded at ``scale`` to the full-size photo's pixels."""
+
+    def full(p: tuple[float, float]) -> tuple[float, float]:
+        return ((p[0] + 0.5) / scale - 0.5, (p[1] + 0.5) / scale - 0.5)
+
     return DieReading(
         value=d.value,
-        center=(d.center[0] * sx, d.center[1] * sy),
-        size_px=d.size_px * 0.5 * (sx + sy),
+        center=full(d.center),
+        size_px=d.size_px / scale,
         confidence=d.confidence,
         flags=d.flags,
-        outline=tuple((x * sx, y * sy) for x, y in d.outline),
+        outline=tuple(full(p) for p in d.outline),
         evidence=d.evidence,
     )
-
-
-def _decode(data: bytes, params: ReaderParams) -> tuple[Image, int, int]:
-    """Decode to BGR, reduced while decoding when the photo is much larger than needed."""
-    if not data:
-        raise ImageDecodeError("the image is empty (0 bytes)")
-    buf = np.frombuffer(data, np.uint8)
-    full = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    if full is None:
-        raise ImageDecodeError("the data is not an image that can be decoded")
-    return full, int(full.shape[1]), int(full.shape[0])
 
 
 def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
@@ -143,7 +141,7 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
     if image_bgr.dtype != np.uint8:
         raise ValueError(f"image_bgr must have dtype uint8, got {image_bgr.dtype}")
     if image_bgr.ndim == 2:
-        return np.ascontiguousarray(cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR))
+        return np.asarray(cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR), dtype=np.uint8)
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError(f"image_bgr must have shape (H, W, 3), got {image_bgr.shape}")
     if min(image_bgr.shape[:2]) < 8:
@@ -153,11 +151,11 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
 
 def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
     """Find and read dice on the work image; positions in its pixels."""
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    gray: Image = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
     cands = find_pip_candidates(work, gray, params)
     if len(cands) == 0:
         return []
-    blur = cv2.GaussianBlur(work, (3, 3), 0)
+    blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     fits: list[FaceFit] = []
     for members in link_pips(cands, gray, params):
         if members.shape[0] == 1:
@@ -367,7 +365,8 @@ def _sample(gray: Image, pts: npt.NDArray[np.float32], radius: float) -> npt.NDA
     p = pts[:, None, :] + off[None]
     ix = np.clip(np.rint(p[..., 0]), 0, w - 1).astype(np.intp)
     iy = np.clip(np.rint(p[..., 1]), 0, h - 1).astype(np.intp)
-    return gray[iy, ix].astype(np.float32).mean(axis=1)
+    out: npt.NDArray[np.float32] = gray[iy, ix].astype(np.float32).mean(axis=1)
+    return out
 
 
 def _check_face(

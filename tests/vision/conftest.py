@@ -1,0 +1,90 @@
+"""Drawing synthetic dice for the reader's tests, and the shared-datasets fixture."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+Image = npt.NDArray[np.uint8]
+
+#: Pip places (gx, gy) in grid steps for each face.
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
+    5: [(-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)],
+    6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+}
+
+
+def background(
+    width: int, height: int, colour: tuple[int, int, int] = (70, 120, 60), seed: int = 0
+) -> Image:
+    """A floor of one colour (BGR) with a little sensor noise."""
+    rng = np.random.default_rng(seed)
+    img = np.empty((height, width, 3), np.float32)
+    img[:] = colour
+    img += rng.normal(0, 3, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def draw_die(
+    img: Image,
+    center: tuple[float, float],
+    side: float,
+    value: int,
+    *,
+    angle_deg: float = 0.0,
+    body: tuple[int, int, int] = (235, 235, 235),
+    pip: tuple[int, int, int] = (20, 20, 20),
+    shadow: bool = True,
+) -> None:
+    """Draw a die seen from above (in place): a rounded square face with its pips, BGR colours."""
+    cx, cy = center
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    s = 16  # draw with sub-pixel precision
+    if shadow:
+        box = cv2.boxPoints(((cx + side * 0.08, cy + side * 0.08), (side, side), angle_deg))
+        shade = img.copy()
+        cv2.fillConvexPoly(shade, np.round(box * s).astype(np.int32), (0, 0, 0), cv2.LINE_AA, 4)
+        cv2.addWeighted(img, 0.6, shade, 0.4, 0, dst=img)
+    box = cv2.boxPoints(((cx, cy), (side, side), angle_deg))
+    cv2.fillConvexPoly(img, np.round(box * s).astype(np.int32), body, cv2.LINE_AA, 4)
+    edge = tuple(int(c * 0.7) for c in body)
+    cv2.polylines(img, [np.round(box * s).astype(np.int32)], True, edge, 1, cv2.LINE_AA, 4)
+    step = 0.27 * side
+    for gx, gy in PIPS[value]:
+        px, py = rot @ np.array([gx * step, gy * step]) + np.array([cx, cy])
+        cv2.circle(
+            img, (round(px * s), round(py * s)), round(0.095 * side * s), pip, -1, cv2.LINE_AA, 4
+        )
+
+
+def shared_datasets() -> Path | None:
+    """The shared labelled photo sets (beside the checkout or in ``DICE_SHARED_DIR``), or None."""
+    env = os.environ.get("DICE_SHARED_DIR")
+    root = Path(env) if env else Path(__file__).resolve().parents[2] / ".." / "shared"
+    path = root / "datasets"
+    return path if path.is_dir() else None
+
+
+@pytest.fixture
+def datasets_dir() -> Path:
+    path = shared_datasets()
+    if path is None:
+        pytest.skip("../shared/datasets is not available")
+    return path
+
+
+@pytest.fixture
+def art() -> SimpleNamespace:
+    """The drawing helpers: ``art.background(w, h, colour)``, ``art.draw_die(img, ...)``."""
+    return SimpleNamespace(background=background, draw_die=draw_die)
