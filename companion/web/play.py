@@ -196,9 +196,10 @@ def replay(row: GameRow, actions: list[Action]) -> Replay:
     for a in actions:
         step = Step(a, undone_by=undone.get(a.seq))
         steps.append(step)
+        if a.kind != "undo":
+            step.player = "" if state.finished else state.player
         if a.kind == "undo" or step.undone_by is not None:
             continue
-        step.player = "" if state.finished else state.player
         state = apply(state, a.kind, a.payload)
         step.event = state.last_event
     return Replay(row, state, len(actions), steps)

@@ -122,8 +122,9 @@ def thrown_dice(
                 n += 1
     else:
         expected = f"{thrown}" if thrown == total else f"{thrown} (the dice thrown) or {total}"
+        shows = "1 die" if found == 1 else f"{found} dice"
         raise InvalidInputError(
-            f"the photo shows {found} dice, but {expected} were expected: retake the photo "
+            f"the photo shows {shows}, but {expected} were expected: retake the photo "
             "with every thrown die in view, or type the dice"
         )
     values: list[int | None] = [None] * thrown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 import struct
 import zlib
 from typing import Any
@@ -519,3 +520,22 @@ def test_score_is_the_score_command_json(client: FlaskClient, body: dict[str, An
 )
 def test_score_errors(client: FlaskClient, body: dict[str, Any], status: int) -> None:
     assert post(client, "/api/score", **body)[0] == status
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_speech_wav_is_made_by_espeak(client: FlaskClient) -> None:
+    with client.get("/api/speech.wav?text=Four, four, two.") as res:
+        assert res.status_code == 200 and res.mimetype == "audio/wav"
+        assert res.data[:4] == b"RIFF"
+    assert client.get("/api/speech.wav").status_code == 400
+
+
+def test_history_names_the_player_of_an_undone_action(client: FlaskClient) -> None:
+    gid = new_game(client, players=["Ann", "Bo"])["id"]
+    post(client, f"/api/games/{gid}/roll", dice=[2, 2, 2])
+    post(client, f"/api/games/{gid}/score", category="twos")
+    post(client, f"/api/games/{gid}/undo")
+    actions = client.get(f"/api/games/{gid}/history").get_json()["actions"]
+    assert actions[1]["player"] == "Ann" and actions[1]["undone_by"] == 3
+    page = client.get(f"/games/{gid}/history").get_data(as_text=True)
+    assert "undone by #3" in page
