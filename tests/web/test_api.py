@@ -539,3 +539,27 @@ def test_history_names_the_player_of_an_undone_action(client: FlaskClient) -> No
     assert actions[1]["player"] == "Ann" and actions[1]["undone_by"] == 3
     page = client.get(f"/games/{gid}/history").get_data(as_text=True)
     assert "undone by #3" in page
+
+
+def test_a_heic_photo_is_shown_as_a_jpeg_copy(
+    client: FlaskClient, reader: FakeReader, app: Flask
+) -> None:
+    import pillow_heif
+    from PIL import Image
+
+    pillow_heif.register_heif_opener()
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 120, 90)).save(buf, "HEIF")
+    gid = new_game(client)["id"]
+    reader.push(die(4, 10), die(4, 30), die(2, 50))
+    res = client.post(
+        f"/api/games/{gid}/roll",
+        data={"image": (io.BytesIO(buf.getvalue()), "IMG_0001.HEIC")},
+        headers={"X-Dice-Companion": "1"},
+    )
+    state = res.get_json()
+    assert res.status_code == 200, state
+    assert state["photo"]["name"].endswith(".heic")
+    assert state["photo"]["url"].endswith(".view.jpg")
+    with client.get(state["photo"]["url"]) as photo:
+        assert photo.status_code == 200 and photo.data[:2] == b"\xff\xd8"

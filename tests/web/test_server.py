@@ -169,3 +169,59 @@ def test_a_server_killed_mid_game_loses_nothing_confirmed(server: Server) -> Non
         t.join()
     assert sorted(statuses) == [200] + [409] * 7
     assert len(server.call(f"/api/games/{gid}")[1]["sheets"][0]["entries"]) == 2
+
+
+def test_a_lan_server_prints_a_join_link_and_refuses_strangers(tmp_path: Path) -> None:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "companion.web",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "open the join link" in line:
+                break
+        text = "".join(lines)
+        link = next(w for w in text.split() if "/join/" in w)
+        secret = link.rsplit("/", 1)[1]
+        assert "█" in text or "▀" in text  # the QR code, drawn with block characters
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        server = Server(tmp_path / "g.sqlite3")
+        server.port = port
+        body = {"game": "three-dice", "players": ["Ann"]}
+        status, data = server.call("/api/games", body)
+        assert status == 403 and "join link" in data["error"]
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/games",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-Join-Secret": secret},
+        )
+        with urllib.request.urlopen(req, timeout=10) as res:
+            assert res.status == 201
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()

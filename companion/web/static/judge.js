@@ -50,13 +50,16 @@
       const r = await Dice.api("/api/score", body);
       const out = $("judge-result");
       out.textContent = "";
+      const labels = {};
+      game().categories.forEach(function (c) { labels[c.id] = c.label; });
+      const name = function (id) { return labels[id] || id; };
       if (r.options) {
         r.options.forEach(function (o) {
-          out.appendChild(line(o.category + ": " + o.points + (o.bonus ? " +" + o.bonus + " bonus" : "") + " points", "big"));
-          out.appendChild(line(o.reason, "muted"));
+          out.appendChild(line(name(o.category) + ": " + o.points + (o.bonus ? " +" + o.bonus + " bonus" : "") + " points", "big"));
+          out.appendChild(line(o.reason, "muted small"));
         });
       } else if (r.category) {
-        out.appendChild(line(r.points + (r.bonus ? " +" + r.bonus + " bonus" : "") + " points in " + r.category, "big"));
+        out.appendChild(line(r.points + (r.bonus ? " +" + r.bonus + " bonus" : "") + " points in " + name(r.category), "big"));
         out.appendChild(line(r.reason));
       } else {
         out.appendChild(line(r.bust ? "Bust: no points" : r.points + " points", "big"));
