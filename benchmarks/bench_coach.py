@@ -23,6 +23,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,9 +77,7 @@ def box_situations(game: BoxGame, n: int, folder: Path) -> list[Callable[[], obj
         }
         dice = [rng.randint(1, 6) for _ in range(game.dice_count)]
         roll = rng.randint(1, game.rolls_per_turn)
-        calls.append(
-            lambda d=dice, r=roll, f=filled: advise(game, d, r, f, cache_dir=folder)  # type: ignore[misc]
-        )
+        calls.append(partial(advise, game, dice, roll, filled, cache_dir=folder))
     return calls
 
 
@@ -98,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             game = find_game(game_id)
             assert isinstance(game, BoxGame)
             cache.forget()
-            wall, cpu = timed(lambda g=game: load_table(g, cache_dir=folder))  # type: ignore[misc]
+            wall, cpu = timed(partial(load_table, game, cache_dir=folder))
             (path,) = folder.glob(f"{game_id}-box-*.npy")
             size = path.stat().st_size
             advise(game, [1] * game.dice_count, 1, cache_dir=folder)
@@ -114,12 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu = timed(lambda: tendice.turn_policy(ten))
         policy = tendice.turn_policy(ten)
         rng = random.Random(6)
-        latency = median_ms(
-            [
-                lambda t=rng.randrange(0, 4000, 50), n=rng.randint(1, 9): policy.value(t, n)  # type: ignore[misc]
-                for _ in range(args.repeat)
-            ]
-        )
+        states = [(rng.randrange(0, 4000, 50), rng.randint(1, 9)) for _ in range(args.repeat)]
+        latency = median_ms([partial(policy.value, t, n) for t, n in states])
         print(
             f"| `ten-dice` | turn policy (memory only) | {wall:.2f} | {cpu:.2f} | - "
             f"| {latency:.3f} | {policy.fresh_turn:.4f} points per turn |"
@@ -128,13 +123,11 @@ def main(argv: list[str] | None = None) -> int:
             wall, cpu = timed(lambda: tendice.win_table(ten, cache_dir=folder))
             (path,) = folder.glob("ten-dice-win-*.npy")
             table = tendice.win_table(ten, cache_dir=folder)
-            calls = []
+            calls: list[Callable[[], object]] = []
             for _ in range(args.repeat):
                 a, b = rng.randrange(0, 9000, 50), rng.randrange(0, 9000, 50)
                 t, n = rng.randrange(50, 1000, 50), rng.randint(1, 9)
-                calls.append(
-                    lambda a=a, b=b, t=t, n=n: tendice.win_choice(ten, a, b, t, n, cache_dir=folder)  # type: ignore[misc]
-                )
+                calls.append(partial(tendice.win_choice, ten, a, b, t, n, cache_dir=folder))
             latency = median_ms(calls)
             print(
                 f"| `ten-dice` | chance to win, 2 players | {wall:.2f} | {cpu:.2f} "
