@@ -252,3 +252,10 @@ def test_sample_image_truth_is_well_formed_and_its_image_exists(path: Path) -> N
 def test_sample_images_stay_small() -> None:
     total = sum(p.stat().st_size for p in SAMPLES.iterdir() if p.is_file())
     assert total <= 10 * 1024 * 1024
+
+
+def test_scene_does_not_depend_on_resolution_of_one_aspect() -> None:
+    small = sample_scene(31, case="table", dice=5, width=320, height=240)
+    large = sample_scene(31, case="table", dice=5, width=1024, height=768)
+    for a, b in zip(small.dice, large.dice, strict=True):
+        assert np.allclose(a.centre, b.centre)

@@ -56,19 +56,18 @@ def render_one(
     visibility: bool = True,
 ) -> Path:
     """Render one scene from `seed` into `out`; returns the JSON path."""
-    from .render import render_scene, top_face_visibility
+    from .render import render_scene
 
     spec = sample_scene(seed, case=case, dice=dice, width=width, height=height)
     stem = f"{prefix}_{seed:06d}"
     name = f"{stem}.{fmt}"
-    img = render_scene(spec, spp=spp)
+    img, vis = render_scene(spec, spp=spp, visibility=visibility)
     out.mkdir(parents=True, exist_ok=True)
     pil = Image.fromarray(img)
     if fmt == "jpg":
-        pil.save(out / name, quality=quality, subsampling=0)
+        pil.save(out / name, quality=quality)
     else:
         pil.save(out / name)
-    vis = top_face_visibility(spec) if visibility else None
     truth = build_truth(spec, name, vis)
     problems = validate_truth(truth)
     if problems:

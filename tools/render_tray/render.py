@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import textures
-from .geometry import FloatArray, pip_mesh, rounded_cube_mesh
+from .geometry import FACE_NORMALS, FloatArray, face_frame, pip_mesh, rounded_cube_mesh
 from .scene import SCHEMES, DieSpec, SceneSpec
 
 _MI: Any = None
@@ -165,7 +165,7 @@ def _die_bsdfs(die: DieSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     body_bsdf: dict[str, Any] = {
         "type": "roughplastic",
         "distribution": "ggx",
-        "alpha": 0.25 - 0.2 * gloss,
+        "alpha": 0.28 - 0.2 * gloss,
         "int_ior": 1.5,
         "nonlinear": translucent,
         "diffuse_reflectance": {"type": "rgb", "value": list(body)},
@@ -326,7 +326,11 @@ def build_scene_dict(spec: SceneSpec, workdir: Path, spp: int) -> dict[str, Any]
 def tonemap(
     linear: NDArray[np.float32], exposure: float, rng: np.random.Generator
 ) -> NDArray[np.uint8]:
-    """Auto-expose, add mild sensor noise and encode linear RGB (H, W, 3) as 8-bit sRGB."""
+    """Auto-expose, vignette, add mild sensor noise, encode linear RGB (H, W, 3) as 8-bit sRGB."""
+    h, w = linear.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    linear = linear * (1 - float(rng.uniform(0.1, 0.3)) * r2)[..., None]
     lum = linear @ np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
     ref = float(np.percentile(lum, 97)) + 1e-6
     img = linear * (0.75 * exposure / ref)
@@ -341,46 +345,44 @@ def tonemap(
     return np.clip(srgb * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
-def render_scene(spec: SceneSpec, spp: int = 32) -> NDArray[np.uint8]:
-    """Render `spec`; returns an 8-bit sRGB image (H, W, 3) in RGB order."""
+def render_scene(
+    spec: SceneSpec, spp: int = 32, *, visibility: bool = False
+) -> tuple[NDArray[np.uint8], list[float] | None]:
+    """Render `spec` to an 8-bit sRGB image (H, W, 3), RGB order.
+
+    With `visibility`, also returns per die the fraction of its top face the camera sees
+    (ray casts in the same loaded scene); otherwise the second item is None.
+    """
     mi = mitsuba()
     with tempfile.TemporaryDirectory(prefix="render_tray_") as tmp:
         scene = mi.load_dict(build_scene_dict(spec, Path(tmp), spp))
         linear = np.array(mi.render(scene, seed=spec.seed % (2**31), spp=spp), dtype=np.float32)
+        vis = top_face_visibility(scene, spec) if visibility else None
     rng = np.random.default_rng(spec.seed + 11)
-    return tonemap(linear[..., :3], spec.exposure, rng)
+    return tonemap(linear[..., :3], spec.exposure, rng), vis
 
 
-def top_face_visibility(spec: SceneSpec, samples: int = 9) -> list[float]:
-    """Fraction of sample points on each die's top face that the camera sees unoccluded."""
+def top_face_visibility(scene: Any, spec: SceneSpec, grid_size: int = 3) -> list[float]:
+    """Fraction of a grid of points on each die's top face that the camera sees unoccluded."""
     mi = mitsuba()
-    from .geometry import FACE_NORMALS, face_frame
-
+    o = np.array(spec.camera.origin)
+    grid = np.linspace(-0.3, 0.3, grid_size)
     fractions: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="render_tray_") as tmp:
-        scene = mi.load_dict(build_scene_dict(spec, Path(tmp), 1))
-        o = np.array(spec.camera.origin)
-        k = int(math.sqrt(samples))
-        grid = np.linspace(-0.3, 0.3, k)
-        for die in spec.dice:
-            value = die.value
-            n, u, v = face_frame(value)
-            del n
-            normal = np.array(FACE_NORMALS[value], dtype=float)
-            seen = 0
-            total = 0
-            for a in grid:
-                for bb in grid:
-                    local = normal * die.half + (a * u + bb * v) * die.size_mm
-                    p = die.rotation @ local + die.centre
-                    d = p - o
-                    dist = float(np.linalg.norm(d))
-                    ray = mi.Ray3f(mi.ScalarPoint3f(*o), mi.ScalarVector3f(*(d / dist)))
-                    si = scene.ray_intersect(ray)
-                    total += 1
-                    # Mitsuba merges meshes that share a BSDF, so judge by the hit distance:
-                    # anything hit more than 0.3 mm before the face point occludes it.
-                    if si.is_valid() and float(si.t) > dist - 0.3:
-                        seen += 1
-            fractions.append(seen / total)
+    for die in spec.dice:
+        _, u, v = face_frame(die.value)
+        normal = np.array(FACE_NORMALS[die.value], dtype=float)
+        seen = 0
+        for a in grid:
+            for b in grid:
+                local = normal * die.half + (a * u + b * v) * die.size_mm
+                p = die.rotation @ local + die.centre
+                d = p - o
+                dist = float(np.linalg.norm(d))
+                ray = mi.Ray3f(mi.ScalarPoint3f(*o), mi.ScalarVector3f(*(d / dist)))
+                si = scene.ray_intersect(ray)
+                # Mitsuba merges meshes that share a BSDF, so judge by the hit distance:
+                # anything hit more than 0.3 mm before the face point occludes it.
+                if si.is_valid() and float(si.t) > dist - 0.3:
+                    seen += 1
+        fractions.append(seen / grid_size**2)
     return fractions

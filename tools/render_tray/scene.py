@@ -209,7 +209,7 @@ def sample_tray(rng: np.random.Generator) -> TraySpec:
         w = d = float(rng.uniform(210, 300))
         height = float(rng.uniform(18, 40))
         thick = float(rng.uniform(14, 26))
-    floor = "wood" if rng.random() < 0.15 else _choice(rng, list(FELTS))
+    floor = "wood" if rng.random() < 0.1 else _choice(rng, list(FELTS))
     floor_rgb = (0.45, 0.30, 0.16) if floor == "wood" else FELTS[floor]
     floor_rgb = tuple(float(c * rng.uniform(0.85, 1.15)) for c in floor_rgb)  # type: ignore[assignment]
     wall = _choice(rng, list(WALLS))
@@ -281,15 +281,18 @@ def sample_camera(
 def sample_light(rng: np.random.Generator, *, clean: bool = False) -> LightSpec:
     """Sample an area light (ceiling lamp or window-like panel) and an environment."""
     if clean:
-        centre = (float(rng.uniform(-150, 150)), float(rng.uniform(-150, 150)), 1100.0)
-        size = (900.0, 900.0)
-        env = float(rng.uniform(0.35, 0.5))
+        # Off to one side so glossy top faces do not mirror the lamp into the camera.
+        r = float(rng.uniform(450, 650))
+        a = float(rng.uniform(0, 2 * math.pi))
+        centre = (r * math.cos(a), r * math.sin(a), float(rng.uniform(900, 1200)))
+        size = (float(rng.uniform(300, 450)), float(rng.uniform(300, 450)))
+        env = float(rng.uniform(0.5, 0.7))
     else:
-        r = float(rng.uniform(0, 900))
+        r = float(rng.uniform(0, 700))
         a = float(rng.uniform(0, 2 * math.pi))
         centre = (r * math.cos(a), r * math.sin(a), float(rng.uniform(700, 1600)))
         size = (float(rng.uniform(150, 900)), float(rng.uniform(150, 900)))
-        env = float(rng.uniform(0.08, 0.4))
+        env = float(rng.uniform(0.15, 0.45))
     warm = float(rng.uniform(-1, 1))
     rgb = (1.0 + 0.12 * warm, 1.0, 1.0 - 0.15 * warm)
     wa = float(rng.uniform(0, 2 * math.pi))
@@ -321,7 +324,7 @@ class Placer:
         self.min_gap = 0.05
 
     # -- checks ---------------------------------------------------------------------------
-    def _in_frame(self, die: DieSpec, margin_px: float = 3.0) -> bool:
+    def _in_frame(self, die: DieSpec) -> bool:
         corners = np.array(
             [[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float
         )
@@ -330,6 +333,7 @@ class Placer:
             return False
         px = self.camera.project(pts)
         w, h = self.camera.width, self.camera.height
+        margin_px = 0.004 * w
         return bool(
             np.all(px[:, 0] >= margin_px)
             and np.all(px[:, 0] <= w - 1 - margin_px)
@@ -587,8 +591,13 @@ class Placer:
         cam_o = np.array(self.camera.origin)
         k_inv = np.linalg.inv(self.camera.intrinsics())
         for _ in range(400):
+            # Normalised coordinates keep the scene the same at any resolution of one aspect.
             px = np.array(
-                [self.rng.uniform(0, self.camera.width), self.rng.uniform(0, self.camera.height), 1]
+                [
+                    self.rng.uniform(0, 1) * self.camera.width,
+                    self.rng.uniform(0, 1) * self.camera.height,
+                    1.0,
+                ]
             )
             ray = rot.T @ (k_inv @ px)
             if ray[2] >= -1e-6:

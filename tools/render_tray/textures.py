@@ -38,9 +38,10 @@ def wood(
 ) -> F32:
     """Wood: warped sinusoidal grain along x (`cycles` rings across), optional plank seams."""
     yy, _xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
-    warp = 0.04 * smooth_noise(rng, size, 5) + 0.006 * smooth_noise(rng, size, 40)
     freq = cycles * float(rng.uniform(0.7, 1.3))
-    grain = np.sin((yy + warp) * freq * 2 * np.pi + 3 * smooth_noise(rng, size, 3))
+    # Warp by about one ring spacing so the grain meanders without turning into ripples.
+    warp = (0.8 * smooth_noise(rng, size, 3) + 0.15 * smooth_noise(rng, size, 25)) / freq
+    grain = np.sin((yy + warp) * freq * 2 * np.pi)
     grain = 0.5 + 0.5 * np.sign(grain) * np.abs(grain) ** 0.6
     fibre = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 1.0)
     fibre = cv2.resize(fibre[:, : size // 8], (size, size)) / (fibre.std() + 1e-6)
