@@ -594,8 +594,8 @@ class Placer:
             # Normalised coordinates keep the scene the same at any resolution of one aspect.
             px = np.array(
                 [
-                    self.rng.uniform(0, 1) * self.camera.width,
-                    self.rng.uniform(0, 1) * self.camera.height,
+                    self.rng.uniform(0, 1) * self.camera.width - 0.5,
+                    self.rng.uniform(0, 1) * self.camera.height - 0.5,
                     1.0,
                 ]
             )
