@@ -143,3 +143,18 @@ def test_registering_the_command_does_not_import_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_web_app_can_ask_with_plain_values(coach_cache: Path) -> None:
+    from companion.coach.api import advice_json
+
+    result = advice_json(
+        "five-dice-bonus",
+        dice=[6, 6, 6, 6, 6],
+        roll=3,
+        filled={"five_of_a_kind": 50},
+        cache_dir=coach_cache,
+    )
+    assert result["choices"][0]["category"] == "sixes"
+    assert result["choices"][0]["bonus"] == 100
+    assert result["score_so_far"] == 50
