@@ -37,7 +37,7 @@ _MEAN_RADIUS = {
     n: float(np.mean([np.hypot(gx, gy) for gx, gy in ls[0]])) for n, ls in _LAYOUTS.items()
 }
 _ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
-_ANGLES = np.deg2rad(np.arange(0.0, 90.0, 1.5)).astype(np.float32)
+_TURNS = np.deg2rad(np.array([0.0, -4.0, 4.0, 45.0, 41.0, 49.0]))
 
 
 class FaceFit(NamedTuple):
@@ -78,7 +78,16 @@ def fit_layout(
     step = radius / _MEAN_RADIUS[n]
     if step <= 0 or (diam > 0 and not 0.7 * diam <= step <= 4.0 * diam):
         return None
-    cos, sin = np.cos(_ANGLES), np.sin(_ANGLES)
+    # Pips of every layout are spaced along the grid's axes and diagonals (multiples of 45
+    # degrees): the pairwise directions give the grid's turn modulo 45 degrees; the turn is
+    # then that or 45 degrees more, give or take a few for a face seen aslant.
+    i, j = np.triu_indices(n, 1)
+    diff = q[j] - q[i]
+    phi = np.arctan2(diff[:, 1], diff[:, 0])
+    weight = (diff**2).sum(axis=1)
+    base = float(np.arctan2((weight * np.sin(8 * phi)).sum(), (weight * np.cos(8 * phi)).sum()))
+    angles = (base / 8 + _TURNS) % (np.pi / 2)
+    cos, sin = np.cos(angles), np.sin(angles)
     # Rotate the pips by -angle for every angle tried: (A, N, 2) grid coordinates.
     gx = (q[None, :, 0] * cos[:, None] + q[None, :, 1] * sin[:, None]) / step
     gy = (-q[None, :, 0] * sin[:, None] + q[None, :, 1] * cos[:, None]) / step
@@ -87,12 +96,12 @@ def fit_layout(
     res = np.hypot(gx - rx, gy - ry).max(axis=1)
     place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=1)
-    valid = np.isin(masks, _MASKS[n])
+    valid = (masks[:, None] == np.array(_MASKS[n])[None, :]).any(axis=1)
     if not np.any(valid):
         return None
     res = np.where(valid, res, np.inf)
     best = int(np.argmin(res))
-    angle = float(_ANGLES[best])
+    angle = float(angles[best])
     used = {int(p) for p in place[best]}
     squash = 1.0
     if n >= 4:

@@ -58,24 +58,24 @@ def _empty() -> PipCandidates:
 
 def _blobs_at_scale(
     gray: npt.NDArray[np.uint8], block: int, params: ReaderParams
-) -> list[tuple[FloatArray, FloatArray, float, FloatArray]]:
+) -> list[tuple[FloatArray, FloatArray, float]]:
     """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
 
-    Returns per polarity ``(centres (K, 2), diameters (K,), polarity, roundness (K,))`` in
-    ``gray``'s pixels.
+    Returns per polarity ``(centres (K, 2), diameters (K,), polarity)`` in ``gray``'s pixels.
     """
     h, w = gray.shape
-    mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE).astype(np.int16)
-    g16 = gray.astype(np.int16)
-    c = round(params.min_pip_contrast * 0.6)
+    mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
+    c = round(params.min_pip_contrast * 0.7)
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
-        mask = (g16 < mean - c) if polarity < 0 else (g16 > mean + c)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(
-            mask.astype(np.uint8), connectivity=8
-        )
+        if polarity < 0:
+            # mean - c and mean + c, saturated to 0..255, without leaving uint8.
+            mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, -c), cv2.CMP_LT)
+        else:
+            mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, c), cv2.CMP_GT)
+        n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n <= 1:
             continue
         st = stats[1:]
@@ -99,37 +99,46 @@ def _blobs_at_scale(
         # The pip's extent is better measured by its box than by the thresholded area,
         # which shrinks with blur; average the two.
         d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
-        out.append(
-            (
-                cents[1:][keep].astype(np.float32),
-                d.astype(np.float32),
-                polarity,
-                _roundness(
-                    np.asarray(labels, np.int32),
-                    np.asarray(cents, np.float64),
-                    np.flatnonzero(keep) + 1,
-                ),
-            )
-        )
+        out.append((cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity))
     return out
 
 
+#: Unit directions of 16 rays (opposite rays 8 apart) and the radii sampled along them, in
+#: pip radii, for measuring a blob's roundness.
+_RAYS = np.stack(
+    [np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1
+).astype(np.float32)
+_RADII = np.linspace(0.2, 1.9, 18, dtype=np.float32)
+
+
 def _roundness(
-    labels: npt.NDArray[np.int32], cents: npt.NDArray[np.float64], wanted: npt.NDArray[np.intp]
+    gray: npt.NDArray[np.uint8], xy: FloatArray, r: FloatArray, inside: FloatArray,
+    ring: FloatArray,
 ) -> FloatArray:
-    """Minor over major axis (from second moments) of the components ``wanted``."""
-    ys, xs = np.nonzero(labels)
-    lab = labels[ys, xs]
-    n = int(labels.max()) + 1
-    dx = xs - cents[lab, 0]
-    dy = ys - cents[lab, 1]
-    cnt = np.bincount(lab, minlength=n)[wanted].astype(np.float64)
-    sxx = np.bincount(lab, dx * dx, minlength=n)[wanted] / cnt + 1.0 / 12
-    syy = np.bincount(lab, dy * dy, minlength=n)[wanted] / cnt + 1.0 / 12
-    sxy = np.bincount(lab, dx * dy, minlength=n)[wanted] / cnt
-    half_tr = 0.5 * (sxx + syy)
-    root = np.sqrt(np.maximum(half_tr**2 - (sxx * syy - sxy**2), 0.0))
-    return np.sqrt((half_tr - root) / (half_tr + root)).astype(np.float32)
+    """Shortest over longest width of each blob, measured along 8 directions.
+
+    A ray's edge is where the grey level first crosses halfway from the blob's inside to its
+    ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
+    """
+    h, w = gray.shape
+    pts = (
+        xy[:, None, None, :]
+        + _RAYS[None, :, None, :] * (_RADII[None, None, :, None] * r[:, None, None, None])
+    )
+    ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
+    vals = gray[iy, ix].astype(np.float32)  # (N, 16, R)
+    half = (0.5 * (inside + ring))[:, None, None]
+    sign = np.sign(ring - inside)[:, None, None]
+    out_of_blob = (vals - half) * sign > 0
+    # First radius index outside the blob on each ray (the last one if never).
+    first = np.where(out_of_blob.any(axis=2), out_of_blob.argmax(axis=2), _RADII.shape[0] - 1)
+    radius = _RADII[first]  # (N, 16)
+    widths = radius[:, :8] + radius[:, 8:]
+    out: FloatArray = (widths.min(axis=1) / np.maximum(widths.max(axis=1), 1e-6)).astype(
+        np.float32
+    )
+    return out
 
 
 def find_pip_candidates(
@@ -144,7 +153,6 @@ def find_pip_candidates(
     centres: list[FloatArray] = []
     diams: list[FloatArray] = []
     pols: list[FloatArray] = []
-    rounds: list[FloatArray] = []
     level_img = gray
     factor = 1.0
     # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px; each
@@ -153,11 +161,10 @@ def find_pip_candidates(
     blocks: tuple[int, ...] = (13, 23)
     while True:
         for block in blocks:
-            for cxy, d, pol, rnd in _blobs_at_scale(level_img, block, params):
+            for cxy, d, pol in _blobs_at_scale(level_img, block, params):
                 centres.append((cxy + 0.5) * factor - 0.5)
                 diams.append(d * factor)
                 pols.append(np.full(d.shape, pol, np.float32))
-                rounds.append(rnd)
         blocks = (23,)
         if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
             break
@@ -168,12 +175,11 @@ def find_pip_candidates(
     xy = np.concatenate(centres)
     diam = np.concatenate(diams)
     pols_all = np.concatenate(pols)
-    rnd = np.concatenate(rounds)
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
-    xy, diam, pol, rnd = xy[keep], diam[keep], pols_all[keep], rnd[keep]
+    xy, diam, pol = xy[keep], diam[keep], pols_all[keep]
     if xy.shape[0] == 0:
         return _empty()
-    return _measure(bgr, gray, xy, diam, pol, rnd, params)
+    return _measure(bgr, gray, xy, diam, pol, params)
 
 
 def _measure(
@@ -182,7 +188,6 @@ def _measure(
     xy: FloatArray,
     diam: FloatArray,
     pol: FloatArray,
-    rnd: FloatArray,
     params: ReaderParams,
 ) -> PipCandidates:
     """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
@@ -206,6 +211,7 @@ def _measure(
     uniform = (np.abs(ring_g - ring_gray[:, None]) <= tol[:, None]).mean(axis=1)
     ring_bgr = np.median(ring_c, axis=1)
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
+    rnd = _roundness(gray, xy[ok], r[ok], inside[ok], ring_gray[ok])
     cands = PipCandidates(
         xy[ok],
         diam[ok],
@@ -214,7 +220,7 @@ def _measure(
         ring_bgr[ok].astype(np.float32),
         ring_gray[ok].astype(np.float32),
         uniform[ok].astype(np.float32),
-        rnd[ok],
+        rnd,
     )
     return _drop_containers(_dedupe(cands))
 
