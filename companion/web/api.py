@@ -244,6 +244,7 @@ def _photo_roll(
             # The photo stays on file: the player may type the dice and cite it as evidence.
             raise ReadingNeedsHelpError(str(exc), reading=reading, photo=name, url=url) from None
         reading["roles"] = roles
+        reading["positions"] = positions
         unread = [j + 1 for j, v in enumerate(values) if v is None and j not in flagged]
         if unread:
             which = ", ".join(str(j) for j in unread)

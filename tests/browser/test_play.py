@@ -103,6 +103,12 @@ def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
             wait_idle(page)
             assert "roll 2 of 3" in page.inner_text("#roll-line")
             assert page_dice(page)[1:] == [6, 6]
+        if turn == 2 and settled[-1] != "typed":
+            # Tapping a die on the photo opens the die's panel too.
+            page.click("#overlay g.die-mark >> nth=0")
+            assert page.locator("#die-panel").is_visible()
+            page.click("#die-panel-close")
+            assert not page.locator("#die-panel").is_visible()
         if turn == 3:
             page.screenshot(path="/tmp/dice-table-phone.png", full_page=True)
             page.set_viewport_size(LAPTOP)

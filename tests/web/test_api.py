@@ -312,6 +312,7 @@ def test_a_photo_of_all_dice_keeps_the_kept_values(client: FlaskClient, reader: 
     assert status == 200, s
     assert [d["value"] for d in s["dice"]] == [4, 4, 6]
     assert s["photo"]["reading"]["roles"] == [None, 0, None]
+    assert s["photo"]["reading"]["positions"] == [2]
 
 
 def test_a_photo_of_only_the_thrown_dice(client: FlaskClient, reader: FakeReader) -> None:

@@ -142,8 +142,8 @@
       S.last_thrower ? S.last_thrower + "'s last throw" : "Last throw");
     let helpText = "";
     if (!S.dice.length) helpText = S.finished ? "" : "No dice yet: roll to start the turn.";
-    else if (keepable()) helpText = "Tap a die to keep it for the next roll, or to fix a misread value.";
-    else if (!S.finished) helpText = "Tap a die to fix a misread value.";
+    else if (keepable()) helpText = "Tap a die (here or on the photo) to keep it for the next roll, or to fix a misread value.";
+    else if (!S.finished) helpText = "Tap a die (here or on the photo) to fix a misread value.";
     $("dice-help").textContent = helpText;
     renderPanel();
   }
@@ -244,7 +244,15 @@
     const img = $("photo");
     if (img.getAttribute("src") !== p.url) img.src = p.url;
     $("photo-wrap").style.aspectRatio = p.reading.width + " / " + p.reading.height;
-    Dice.overlay($("overlay"), p.reading, null);
+    const r = p.reading;
+    // Tapping a die on the photo opens the same panel as tapping it in the dice row.
+    const onTap = help || !r.roles || !r.positions ? null : function (k) {
+      const j = r.roles[k];
+      if (j === null || j === undefined || r.positions[j] === undefined) return;
+      openPanel(r.positions[j]);
+      $("dice-card").scrollIntoView({ behavior: "smooth", block: "nearest" });
+    };
+    Dice.overlay($("overlay"), r, onTap);
     const list = $("flag-list");
     list.textContent = "";
     let shown = 0, more = 0;
