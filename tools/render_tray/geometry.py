@@ -78,7 +78,8 @@ def rot_axis(axis: FloatArray, deg: float) -> FloatArray:
     a = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
     k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
     t = math.radians(deg)
-    return np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
+    out: FloatArray = np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
+    return out
 
 
 def face_up_rotation(value: int) -> FloatArray:
@@ -127,7 +128,8 @@ def support_point(
     d = d / np.linalg.norm(d)
     local = rotation.T @ d
     sign = np.where(np.abs(local) < 1e-6, 0.0, np.sign(local))
-    return rotation @ (sign * (half - radius)) + radius * d
+    out: FloatArray = rotation @ (sign * (half - radius)) + radius * d
+    return out
 
 
 def convex_hull(points: FloatArray) -> FloatArray:

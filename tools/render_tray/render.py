@@ -69,7 +69,10 @@ def _box_mesh(
     lo: FloatArray, hi: FloatArray
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int32], FloatArray]:
     """Axis-aligned box with flat-shaded faces and UVs scaled to mm / 300."""
-    verts, norms, uvs, faces = [], [], [], []
+    verts: list[FloatArray] = []
+    norms: list[FloatArray] = []
+    uvs: list[list[float]] = []
+    faces: list[list[int]] = []
     for axis in range(3):
         for sign in (-1.0, 1.0):
             n = np.zeros(3)
@@ -116,7 +119,11 @@ def _ring_mesh(
             faces.extend([[i0, j1, i1], [i0, j0, j1]] if flip else [[i0, i1, j1], [i0, j1, j0]])
 
     zeros = np.zeros_like(a)
-    ring = lambda r, z: np.stack([r * c, r * s, np.full_like(a, z)], 1)  # noqa: E731
+
+    def ring(r: float, z: float) -> FloatArray:
+        out: FloatArray = np.stack([r * c, r * s, np.full_like(a, z)], 1)
+        return out
+
     radial = np.stack([c, s, zeros], 1)
     up = np.stack([zeros, zeros, np.ones_like(a)], 1)
     strip(ring(r_out, z0), ring(r_out, z1), radial, radial, False)
@@ -342,7 +349,8 @@ def tonemap(
     )
     img = np.clip(img, 0, 1)
     srgb = np.where(img <= 0.0031308, 12.92 * img, 1.055 * np.power(img, 1 / 2.4) - 0.055)
-    return np.clip(srgb * 255 + 0.5, 0, 255).astype(np.uint8)
+    out: NDArray[np.uint8] = np.clip(srgb * 255 + 0.5, 0, 255).astype(np.uint8)
+    return out
 
 
 def render_scene(

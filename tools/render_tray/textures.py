@@ -17,16 +17,18 @@ def smooth_noise(rng: np.random.Generator, size: int, cells: int) -> F32:
     )
     off = size // cells
     out = big[off : off + size, off : off + size]
-    return np.clip(out / (np.abs(out).max() + 1e-6), -1, 1)
+    result: F32 = np.clip(out / (np.abs(out).max() + 1e-6), -1, 1).astype(np.float32)
+    return result
 
 
 def felt(rng: np.random.Generator, rgb: tuple[float, float, float], size: int = 1024) -> F32:
     """Felt: fine fibre speckle plus slow blotches around a base colour."""
     fine = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 1.2)
-    fine /= fine.std() + 1e-6
+    fine = fine / (fine.std() + 1e-6)
     slow = smooth_noise(rng, size, 6)
     shade = 1 + 0.035 * fine + 0.07 * slow
-    return (np.array(rgb, dtype=np.float32)[None, None, :] * shade[..., None]).astype(np.float32)
+    out: F32 = (np.array(rgb, dtype=np.float32) * shade[..., None]).astype(np.float32)
+    return out
 
 
 def wood(
@@ -52,14 +54,15 @@ def wood(
         shade = shade * tone[plank_id.astype(int)]
         seam = np.abs(yy * planks - np.round(yy * planks)) < 0.0007 * planks
         shade = np.where(seam, shade * 0.35, shade)
-    out = np.array(rgb, dtype=np.float32)[None, None, :] * shade[..., None]
-    return np.clip(out, 0, 1).astype(np.float32)
+    out: F32 = np.clip(np.array(rgb, dtype=np.float32) * shade[..., None], 0, 1).astype(np.float32)
+    return out
 
 
 def plain(rng: np.random.Generator, rgb: tuple[float, float, float], size: int = 512) -> F32:
     """A painted or laminate surface: nearly uniform with faint blotches and grain."""
     shade = 1 + 0.04 * smooth_noise(rng, size, 5) + 0.015 * rng.normal(0, 1, (size, size))
-    return (np.array(rgb, dtype=np.float32)[None, None, :] * shade[..., None]).astype(np.float32)
+    out: F32 = (np.array(rgb, dtype=np.float32) * shade[..., None]).astype(np.float32)
+    return out
 
 
 def environment(
