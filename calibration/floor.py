@@ -23,7 +23,7 @@ FloatArray = npt.NDArray[np.float64]
 FLOOR_WORK_SIDE = 320
 #: Weight of lightness against the two colour axes in the Lab distance: floor shading and
 #: wall shadows change lightness far more than colour.
-_L_WEIGHT = 0.35
+_L_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)

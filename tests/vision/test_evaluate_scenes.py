@@ -1,0 +1,88 @@
+"""The scene evaluation reads the renderer's ground truth and counts the flags right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.evaluate_scenes import evaluate_scene_dir, is_scene_dir, main, match, table
+from vision.result import DieReading
+
+
+def _scene(folder: Path) -> None:
+    """One drawn tray with two flat dice on the floor and one on the table."""
+    rng = np.random.default_rng(3)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = (60, 100, 150)
+    cv2.rectangle(img, (150, 100), (650, 500), (40, 40, 45), -1)
+    cv2.rectangle(img, (180, 130), (620, 470), (60, 120, 40), -1)
+    dice = []
+    for x, y, state in ((300, 250, "flat"), (450, 350, "flat"), (720, 300, "off_tray")):
+        cv2.rectangle(img, (x - 15, y - 15), (x + 15, y + 15), (235, 235, 235), -1)
+        for gx, gy in ((-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)):
+            cv2.circle(img, (x + 8 * gx, y + 8 * gy), 3, (20, 20, 20), -1)
+        dice.append(
+            {
+                "value": 5,
+                "center": [x, y],
+                "state": state,
+                "tilt_deg": 0.0,
+                "support": "floor" if state == "flat" else "table",
+                "size_mm": 16.0,
+                "silhouette": [
+                    [x - 16, y - 16],
+                    [x + 16, y - 16],
+                    [x + 16, y + 16],
+                    [x - 16, y + 16],
+                ],
+            }
+        )
+    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    cv2.imwrite(str(folder / "scene_000001.png"), img)
+    truth = {
+        "image": "scene_000001.png",
+        "width": 800,
+        "height": 600,
+        "seed": 1,
+        "tray": {
+            "shape": "rect",
+            "floor_polygon": [[180, 130], [620, 130], [620, 470], [180, 470]],
+        },
+        "dice": dice,
+    }
+    (folder / "scene_000001.json").write_text(json.dumps(truth))
+
+
+def test_oracle_evaluation_counts_flags(tmp_path: Path) -> None:
+    _scene(tmp_path)
+    assert is_scene_dir(tmp_path)
+    result = evaluate_scene_dir(tmp_path, oracle=True)
+    assert result["scenes"] == 1
+    assert result["dice"] == 3
+    assert result["off_tray_recall"] == {"value": 1.0, "hit": 1, "n": 1}
+    assert result["false_off_tray_floor"]["n"] == 2
+    assert result["false_off_tray_floor"]["hit"] == 0
+    assert result["false_leaning_flat"]["hit"] == 0
+    assert result["leaning_recall_15_plus"]["value"] is None  # no leaning die here
+    assert result["detection_recall"]["value"] == 1.0
+    assert "off_tray_recall" in table(result)
+
+
+def test_matching_is_one_to_one_by_silhouette() -> None:
+    truth = [
+        {"center": [10, 10], "silhouette": [[0, 0], [20, 0], [20, 20], [0, 20]]},
+        {"center": [50, 10], "silhouette": [[40, 0], [60, 0], [60, 20], [40, 20]]},
+    ]
+    reads = [
+        DieReading(value=1, center=(14, 14), size_px=20, confidence=1),
+        DieReading(value=1, center=(10, 11), size_px=20, confidence=1),
+        DieReading(value=1, center=(90, 90), size_px=20, confidence=1),
+    ]
+    assert match(truth, reads) == [(0, 1)]
+
+
+def test_command_refuses_a_folder_without_scenes(tmp_path: Path) -> None:
+    assert main([str(tmp_path)]) == 2

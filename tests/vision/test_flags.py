@@ -1,0 +1,91 @@
+"""Leaning and off-tray flags on drawn trays."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.flags import apply_flags
+from vision.result import DieReading
+
+Image = npt.NDArray[np.uint8]
+TABLE = (60, 100, 150)
+WALL = (40, 40, 45)
+FLOOR = (60, 120, 40)
+
+
+def _tray() -> Image:
+    rng = np.random.default_rng(1)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = TABLE
+    cv2.rectangle(img, (150, 100), (650, 500), WALL, -1)
+    cv2.rectangle(img, (180, 130), (620, 470), FLOOR, -1)
+    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def _die(img: Image, x: float, y: float, side: float = 30.0) -> DieReading:
+    """Draw a white five seen from straight above and return the reading of it."""
+    h = side / 2
+    cv2.rectangle(
+        img, (round(x - h), round(y - h)), (round(x + h), round(y + h)), (235, 235, 235), -1
+    )
+    step = 0.27 * side
+    for gx, gy in ((-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)):
+        cv2.circle(img, (round(x + gx * step), round(y + gy * step)), 3, (20, 20, 20), -1)
+    outline = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
+    return DieReading(value=5, center=(x, y), size_px=side, confidence=1.0, outline=outline)
+
+
+def test_a_die_on_the_table_is_off_tray() -> None:
+    img = _tray()
+    inside = _die(img, 400, 300)
+    outside = _die(img, 720, 300)
+    result = apply_flags(img, [inside, outside])
+    assert result.tray is not None
+    assert result.dice[0].flags == ()
+    assert result.dice[1].flags == ("off_tray",)
+    assert any("outside the tray floor" in e for e in result.dice[1].evidence)
+
+
+def test_flat_dice_in_the_tray_get_no_flags() -> None:
+    img = _tray()
+    dice = [_die(img, x, y) for x, y in ((300, 250), (400, 300), (500, 380), (210, 160))]
+    result = apply_flags(img, dice)
+    assert all(d.flags == () for d in result.dice)
+    assert all(d.counts for d in result.dice)
+
+
+def test_dice_on_a_bare_table_get_no_flags_and_no_tray() -> None:
+    rng = np.random.default_rng(2)
+    img = np.clip(
+        np.full((600, 800, 3), TABLE, np.float32) + rng.normal(0, 4, (600, 800, 3)), 0, 255
+    ).astype(np.uint8)
+    dice = [_die(img, 300, 300), _die(img, 500, 250), _die(img, 420, 420)]
+    result = apply_flags(img, dice)
+    assert result.tray is None
+    assert all("off_tray" not in d.flags for d in result.dice)
+
+
+def test_existing_flags_and_values_are_kept() -> None:
+    img = _tray()
+    die = _die(img, 400, 300)
+    unsure = DieReading(
+        value=None,
+        center=die.center,
+        size_px=die.size_px,
+        confidence=0.2,
+        flags=("uncertain",),
+        outline=die.outline,
+    )
+    result = apply_flags(img, [unsure])
+    assert result.dice[0].flags[0] == "uncertain"
+    assert result.dice[0].value is None
+
+
+def test_no_dice_still_gives_the_tray() -> None:
+    result = apply_flags(_tray(), [])
+    assert result.dice == ()
+    assert result.tray is not None
+    xs = [p[0] for p in result.tray.polygon]
+    assert min(xs) < 200 and max(xs) > 600
