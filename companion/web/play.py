@@ -237,6 +237,7 @@ def act(
         if callable(kind):
             kind, payload = kind(rp.state)
         payload = dict(payload or {})
+        after: State | None = None
         if kind == "undo":
             effective = rp.effective()
             if not effective:
@@ -245,7 +246,7 @@ def act(
         elif kind not in KINDS:
             raise InvalidInputError(f"unknown action {kind!r}")
         else:
-            apply(rp.state, kind, payload)
+            after = apply(rp.state, kind, payload)
         action = Action(len(actions) + 1, kind, payload, now(), photo, reading)
         conn.execute(
             "INSERT INTO actions (game_id, seq, kind, payload, created, photo, reading) "
@@ -261,4 +262,8 @@ def act(
             ),
         )
         actions.append(action)
-    return replay(row, actions)
+    if after is None:  # an undo: the state is rebuilt without the cancelled action
+        return replay(row, actions)
+    player = "" if rp.state.finished else rp.state.player
+    rp.steps.append(Step(action, player=player, event=after.last_event))
+    return Replay(row, after, len(actions), rp.steps)
