@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,15 @@ def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
         assert f"Turn {turn} of 6" in page.inner_text("#roll-line")
         settled.append(roll_photo(page, photo, truth))
         if turn == 1:
+            # The reading is spoken: by the browser's voices, or by a WAV made by espeak-ng.
+            voices = page.evaluate(
+                "window.speechSynthesis ? speechSynthesis.getVoices().length : 0"
+            )
+            src = page.get_attribute("#speech-audio", "src")
+            assert voices or (src and src.startswith("/api/speech.wav?text=")), (voices, src)
+            if src and shutil.which("espeak-ng"):
+                with urllib.request.urlopen(base_url + src) as res:
+                    assert res.read(4) == b"RIFF"
             # Keep the first die, roll the other two again and type them.
             page.click('#dice .die[data-index="0"]')
             page.click("#keep-toggle")

@@ -387,7 +387,12 @@
   }
 
   function speechFor() {
-    let text = S.photo ? S.photo.reading.speech : Dice.sayFaces(S.dice.map(function (d) { return d.value; }));
+    // The reader's sentence (with its reroll calls) while the latest action is that photo's
+    // roll; otherwise the dice as they now stand (typed, or corrected).
+    const fresh = S.photo && S.last_action && S.photo.seq === S.last_action.seq &&
+      S.photo.reading.dice.length === S.dice.length;
+    let text = fresh ? S.photo.reading.speech
+      : Dice.sayFaces(S.dice.filter(function (d) { return !d.flagged; }).map(function (d) { return d.value; }));
     if (!isBox() && S.last_throw) text += S.last_throw.bust ? " Bust." : " " + S.last_throw.points + " points.";
     return text;
   }
@@ -449,8 +454,8 @@
     const ok = await send("/roll", body, function () { keep = new Set(); });
     if (ok) {
       $("type-input").value = "";
-      if ($("speak-auto").checked && !S.photo) Dice.speak(speechFor(), $("speech-audio"));
-      else speakLatest();
+      if (S.photo) lastSpokenPhoto = S.photo.seq;
+      if ($("speak-auto").checked) Dice.speak(speechFor(), $("speech-audio"));
     }
   });
 
