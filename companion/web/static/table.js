@@ -223,7 +223,9 @@
     $("roll-help").textContent = text;
     $("photo-label").hidden = !canThrow;
     $("type-form").hidden = !canThrow;
-    $("type-label").textContent = help ? "Type the dice of this photo (replace each ?)" :
+    $("type-label").textContent = help ? (help.reading.roles
+      ? "Type the dice of this photo (replace each ?)"
+      : "Type the " + (n === 1 ? "die" : n + " dice") + " thrown in this photo") :
       "Or type the " + (n === 1 ? "die" : n + " dice") + " thrown";
     $("type-input").placeholder = "e.g. " + [4, 4, 2, 6, 5, 1, 3, 5, 2, 6].slice(0, Math.max(1, n)).join(" ");
     $("ten-actions").hidden = !S.can_bank;
@@ -270,7 +272,8 @@
     const summary = document.createElement("li");
     summary.className = "muted";
     summary.textContent = p.reading.dice.length + (p.reading.dice.length === 1 ? " die" : " dice") +
-      " found; read " + p.reading.faces.join(", ") + " in " + Math.round(p.reading.elapsed_ms) + " ms.";
+      " found; read " + (p.reading.faces.length > 12 ? p.reading.faces.length + " faces" : p.reading.faces.join(", ")) +
+      " in " + Math.round(p.reading.elapsed_ms) + " ms.";
     if (!p.reading.faces.length) summary.textContent = "No face was read.";
     list.appendChild(summary);
   }
