@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {url}\n")
         qr = segno.make(url, error="m")
         qr.terminal(out=sys.stdout, compact=True)
-        print("On this machine, open the join link once too.", flush=True)
+        print(f"On this machine, http://127.0.0.1:{args.port}/ needs no link.", flush=True)
     waitress.serve(
         app, host=args.host, port=args.port, threads=args.threads, ident="dice-companion"
     )

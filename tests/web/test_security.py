@@ -30,7 +30,18 @@ def lan_client(tmp_path: Path) -> FlaskClient:
     app = create_app(
         {"TESTING": True, "DATABASE": str(tmp_path / "g.sqlite3"), "JOIN_SECRET": "s3cret"}
     )
-    return app.test_client()
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = "192.168.1.23"  # a phone on the Wi-Fi
+    return client
+
+
+def test_the_server_machine_itself_needs_no_join_secret(lan_client: FlaskClient) -> None:
+    res = lan_client.post(
+        "/api/games",
+        json={"game": "three-dice", "players": ["Ann"]},
+        environ_base={"REMOTE_ADDR": "127.0.0.1"},
+    )
+    assert res.status_code == 201
 
 
 def test_without_the_join_secret_changes_are_refused(lan_client: FlaskClient) -> None:
