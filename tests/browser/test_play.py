@@ -188,3 +188,21 @@ def test_a_ten_dice_turn_with_a_bust_and_a_bank(base_url: str, browser: Any, sce
     page.screenshot(path="/tmp/dice-ten-laptop.png", full_page=True)
     page.set_viewport_size(PHONE)
     page.screenshot(path="/tmp/dice-ten-phone.png", full_page=True)
+
+
+def test_the_judge_gives_points_and_the_rule(base_url: str, browser: Any) -> None:
+    page = browser.new_page(viewport=PHONE)
+    page.goto(base_url + "/judge")
+    page.select_option("#judge-game", "five-dice")
+    page.fill("#judge-dice", "22255")
+    page.select_option("#judge-category", "full_house")
+    page.click("#judge-form button[type=submit]")
+    page.wait_for_selector("#judge-result-card:not([hidden])")
+    text = page.inner_text("#judge-result")
+    assert "25 points in Full House" in text
+    assert "exactly three of one number and two of another" in text
+    page.select_option("#judge-game", "ten-dice")
+    page.fill("#judge-dice", "1 1 2 2 2 3 3 5 5 6")
+    page.click("#judge-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#judge-result').innerText.includes('300')")
+    assert "222 (200)" in page.inner_text("#judge-result")

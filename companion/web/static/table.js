@@ -138,6 +138,7 @@
       b.addEventListener("click", function () { openPanel(i); });
       row.appendChild(b);
     });
+    $("dice-card").hidden = !S.dice.length && !S.finished;
     $("dice-title").textContent = isBox() ? "Dice" : (S.pending_reroll.length ? "This throw" :
       S.last_thrower ? S.last_thrower + "'s last throw" : "Last throw");
     let helpText = "";
