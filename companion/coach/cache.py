@@ -8,6 +8,7 @@ Nothing here is ever committed: the tables live outside the repository.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -75,6 +76,15 @@ def load_or_build(
             _MEMORY[path] = table
             return table, False
     table = build()
+    # A read-only or full disk costs a rebuild next time, never the advice itself.
+    with contextlib.suppress(OSError):
+        _save(table, path)
+    _MEMORY[path] = table
+    return table, True
+
+
+def _save(table: npt.NDArray[np.float64], path: Path) -> None:
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=path.stem, suffix=".tmp")
     try:
@@ -84,11 +94,10 @@ def load_or_build(
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    for old in folder.glob(f"{game_id}-{kind}-*.npy"):
+    # Tables of the same game and kind under an older definition are stale.
+    for old in folder.glob(path.stem.rsplit("-", 1)[0] + "-*.npy"):
         if old != path:
             old.unlink(missing_ok=True)
-    _MEMORY[path] = table
-    return table, True
 
 
 def forget() -> None:

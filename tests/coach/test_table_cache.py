@@ -70,3 +70,14 @@ def test_the_environment_can_move_the_cache(
 def test_without_override_the_cache_is_the_user_cache_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(cache.CACHE_ENV, raising=False)
     assert cache.cache_dir().name == "dice-companion"
+
+
+def test_a_cache_that_cannot_be_written_still_gives_advice(
+    tmp_path: Path, fresh_memory: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object) -> None:
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(cache, "_save", refuse)
+    assert expected_final_score(THREE_DICE, cache_dir=tmp_path) == pytest.approx(39.0252769)
+    assert list(tmp_path.glob("*.npy")) == []
