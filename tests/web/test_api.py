@@ -564,3 +564,28 @@ def test_a_heic_photo_is_shown_as_a_jpeg_copy(
     assert state["photo"]["url"].endswith(".view.jpg")
     with client.get(state["photo"]["url"]) as photo:
         assert photo.status_code == 200 and photo.data[:2] == b"\xff\xd8"
+
+
+def test_a_ten_dice_photo_may_still_show_the_dice_set_aside(
+    client: FlaskClient, reader: FakeReader
+) -> None:
+    gid = new_game(client, "ten-dice", ["Ann", "Bo"])["id"]
+    post(client, f"/api/games/{gid}/roll", dice=[1, 1, 2, 2, 2, 3, 3, 5, 5, 6])
+    # All ten dice in view: 2,2,2,5,5 were set aside, the other five were thrown.
+    values = [2, 6, 2, 5, 4, 2, 5, 4, 4, 1]
+    reader.push(*(die(v, 5 * i) for i, v in enumerate(values)))
+    status, s = photo_roll(client, gid)
+    assert status == 200, s
+    assert s["last_throw"]["dice"] == [6, 4, 4, 4, 1]
+    assert s["turn_total"] == 300 + 400 and s["dice_left"] == 2
+
+
+def test_a_free_reroll_photo_may_show_only_the_rerolled_die(
+    client: FlaskClient, reader: FakeReader
+) -> None:
+    gid = new_game(client)["id"]
+    reader.push(die(4, 10), die(6, 30, flags=("off_tray",)), die(2, 50))
+    photo_roll(client, gid)
+    reader.push(die(3, 10))
+    status, s = photo_roll(client, gid)
+    assert status == 200 and [d["value"] for d in s["dice"]] == [4, 3, 2]
