@@ -259,3 +259,27 @@ def test_scene_does_not_depend_on_resolution_of_one_aspect() -> None:
     large = sample_scene(31, case="table", dice=5, width=1024, height=768)
     for a, b in zip(small.dice, large.dice, strict=True):
         assert np.allclose(a.centre, b.centre)
+
+
+def test_a_die_leaning_on_a_wall_touches_it_and_falls_towards_it() -> None:
+    checked = 0
+    for seed in range(40, 60):
+        spec = sample_scene(seed, case="leaning_wall", dice=1, width=640, height=480)
+        tray = spec.tray
+        for d in spec.dice:
+            if d.support != "wall" or tray.shape != "rect":
+                continue
+            fp = d.footprint()
+            gaps = {
+                (1.0, 0.0): tray.width_mm / 2 - fp[:, 0].max(),
+                (-1.0, 0.0): tray.width_mm / 2 + fp[:, 0].min(),
+                (0.0, 1.0): tray.depth_mm / 2 - fp[:, 1].max(),
+                (0.0, -1.0): tray.depth_mm / 2 + fp[:, 1].min(),
+            }
+            towards, gap = min(gaps.items(), key=lambda kv: kv[1])
+            assert 0.0 <= gap < 0.5
+            contact = support_point(d.rotation, d.half, d.radius_mm, np.array([0.0, 0.0, -1.0]))
+            # The floor contact lies on the far side of the centre, so gravity tips it to the wall.
+            assert float(contact[:2] @ np.array(towards)) < 0
+            checked += 1
+    assert checked >= 3
