@@ -318,7 +318,18 @@ def correct(gid: str) -> tuple[Response, int]:
         index = int(index)
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    return _simple(gid, "correct", {"index": index, "value": value})
+    payload = {"index": index, "value": value}
+
+    def decide(state: State) -> tuple[str, dict[str, Any]]:
+        # A correction that changes nothing would only clutter the evidence.
+        dice = state.to_dict()["dice"]
+        if not isinstance(index, int) or not 0 <= index < len(dice):
+            return "correct", payload  # the rules engine names the problem
+        if dice[index]["value"] == value and not dice[index]["flagged"]:
+            raise InvalidInputError(f"die {index + 1} already shows {value}")
+        return "correct", payload
+
+    return _ok(play.act(get_db(), gid, decide, version=_version(body)))
 
 
 @bp.post("/games/<gid>/bank")

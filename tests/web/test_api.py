@@ -192,6 +192,8 @@ def test_correction_changes_the_dice_and_history_keeps_the_original(
     assert "corrected from 2 to 3" in s["last_event"]
     status, s = post(client, f"/api/games/{gid}/correct", index="1", value="5")
     assert [d["value"] for d in s["dice"]] == [3, 5, 3]
+    status, data = post(client, f"/api/games/{gid}/correct", index=1, value=5)
+    assert status == 400 and "already shows 5" in data["error"]
     actions = client.get(f"/api/games/{gid}/history").get_json()["actions"]
     assert actions[0]["payload"]["dice"] == [3, 3, 2]
     assert [a["kind"] for a in actions] == ["roll", "correct", "correct"]
