@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from werkzeug.utils import secure_filename
 
-from companion.rules import BoxState, InvalidInputError, State
+from companion.rules import BoxState, IllegalActionError, InvalidInputError, State
 from companion.web import photos, play
 from companion.web.db import get_db
 from companion.web.errors import PhotoError, ReadingNeedsHelpError, WebError
@@ -185,6 +185,30 @@ def create_game() -> tuple[Response, int]:
 @bp.get("/games/<gid>")
 def get_game(gid: str) -> Response:
     return jsonify(state_json(play.replay_game(get_db(), gid)))
+
+
+@bp.get("/games/<gid>/advice")
+def advice(gid: str) -> Response:
+    """The coach's advice for the player to act (opt-in: the table asks only on a tap)."""
+    from companion.coach.api import advice_json
+
+    state = play.replay_game(get_db(), gid).state
+    if state.finished:
+        raise IllegalActionError("the game is over")
+    if state.pending:
+        raise IllegalActionError("roll the leaning or fallen dice again first")
+    if isinstance(state, BoxState):
+        if state.phase != "play":
+            raise IllegalActionError("the coach does not play tie-break turns")
+        filled = state.sheets[state.current].filled
+        if not state.rolls_used:
+            return jsonify(advice_json(state.game.id, filled=filled))
+        return jsonify(
+            advice_json(state.game.id, dice=list(state.dice), filled=filled, roll=state.rolls_used)
+        )
+    return jsonify(
+        advice_json(state.game.id, turn_total=state.turn_total, dice_left=state.dice_left)
+    )
 
 
 @bp.get("/games/<gid>/history")

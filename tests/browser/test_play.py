@@ -120,6 +120,9 @@ def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
             page.click("#die-panel-close")
             assert not page.locator("#die-panel").is_visible()
         if turn == 3:
+            page.click("#coach-button")
+            page.wait_for_selector("#coach li.best")
+            assert "expected final score" in page.inner_text("#coach li.best")
             page.screenshot(path="/tmp/dice-table-phone.png", full_page=True)
             page.set_viewport_size(LAPTOP)
             page.screenshot(path="/tmp/dice-table-laptop.png", full_page=True)

@@ -312,6 +312,51 @@
     });
   }
 
+  let coachFor = null;  // the version the coach's answer belongs to
+  function renderCoach() {
+    const canAsk = !S.finished && !S.pending_reroll.length &&
+      (isBox() ? S.phase === "play" && S.can_score : S.can_bank);
+    $("coach-card").hidden = !canAsk;
+    if (coachFor !== S.version) $("coach").textContent = "";
+  }
+
+  async function askCoach() {
+    const list = $("coach");
+    list.textContent = "";
+    list.appendChild(cell("li", "Thinking…", "muted"));
+    let a;
+    try {
+      a = await Dice.api(base + "/advice");
+    } catch (err) {
+      list.textContent = "";
+      list.appendChild(cell("li", (err.data || {}).error || "the coach is not available", "muted"));
+      return;
+    }
+    coachFor = S.version;
+    list.textContent = "";
+    const labels = {};
+    (S.categories || []).forEach(function (c) { labels[c.id] = c.label; });
+    const round = function (x) { return Math.round(x * 10) / 10; };
+    (a.choices || []).slice(0, 3).forEach(function (c, k) {
+      let text;
+      if (c.keep !== undefined) {
+        text = (c.keep.length ? "Keep " + c.keep.join(", ") : "Roll them all again") +
+          ": expected final score " + round(c.expected_final_score);
+      } else if (c.category !== undefined) {
+        text = "Take " + (labels[c.category] || c.category) + " (" + c.points + "): expected final score " +
+          round(c.expected_final_score);
+      } else {
+        text = (c.choice === "bank" ? "Bank" : "Throw again") + ": expect " + Math.round(c.expected_points) + " points this turn";
+      }
+      list.appendChild(cell("li", text, k === 0 ? "best" : ""));
+    });
+    if (a.choose === "keep" && a.if_you_stop && a.if_you_stop.length) {
+      const b = a.if_you_stop[0];
+      list.appendChild(cell("li", "If you stop now: " + (labels[b.category] || b.category) + " (" + b.points +
+        "), expected final score " + round(b.expected_final_score), "muted"));
+    }
+  }
+
   function cell(tag, text, cls) {
     const c = document.createElement(tag);
     c.textContent = text;
@@ -409,6 +454,7 @@
     renderRoll();
     renderPhoto();
     renderOptions();
+    renderCoach();
     renderSheets();
   }
 
@@ -464,6 +510,7 @@
   });
 
   $("bank-button").addEventListener("click", function () { send("/bank", {}); });
+  $("coach-button").addEventListener("click", askCoach);
   $("stand-button").addEventListener("click", function () { send("/stand", {}); });
   $("undo-button").addEventListener("click", function () {
     send("/undo", {}, function () { keep = new Set(); selected = null; });
