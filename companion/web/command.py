@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import secrets
 import socket
 import sys
@@ -58,6 +59,24 @@ def lan_address() -> str:
     return address
 
 
+def session_key(db_path: Path) -> str:
+    """The key that signs session cookies, kept beside the database (readable by its owner
+    only) so that a restarted server still accepts the forms its pages showed."""
+    path = db_path.with_name(db_path.name + ".session-key")
+    try:
+        key = path.read_text().strip()
+        if len(key) >= 32:
+            return key
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(key)
+    return key
+
+
 def join_url(host: str, port: int, secret: str) -> str:
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     if ":" in shown:
@@ -73,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.web import create_app, default_db_path
 
     db_path = Path(args.db) if args.db else default_db_path()
-    config: dict[str, Any] = {"DATABASE": str(db_path)}
+    config: dict[str, Any] = {"DATABASE": str(db_path), "SECRET_KEY": session_key(db_path)}
     local = is_loopback(args.host)
     secret = None
     if local:

@@ -63,3 +63,12 @@ def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
     conn.close()
+
+
+def test_the_session_key_survives_a_restart(tmp_path: Path) -> None:
+    from companion.web.command import session_key
+
+    db_path = tmp_path / "games.sqlite3"
+    first = session_key(db_path)
+    assert session_key(db_path) == first and len(first) == 64
+    assert (tmp_path / "games.sqlite3.session-key").stat().st_mode & 0o077 == 0
