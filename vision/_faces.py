@@ -178,7 +178,7 @@ def link_pips(
             (cands.polarity[i] == cands.polarity[j])
             & (np.maximum(di, dj) <= params.max_pip_size_ratio * np.minimum(di, dj))
             & (dist <= params.max_link_diameters * mean_d)
-            & (dist >= 1.2 * mean_d)
+            & (dist >= 0.8 * mean_d)
             & (colour <= params.max_face_color_dist)
         )
         i, j, dist, mean_d = i[ok], j[ok], dist[ok], mean_d[ok]

@@ -75,7 +75,7 @@ def _blobs_at_scale(
             mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, -c), cv2.CMP_LT)
         else:
             mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, c), cv2.CMP_GT)
-        n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n <= 1:
             continue
         st = stats[1:]
@@ -94,6 +94,20 @@ def _blobs_at_scale(
             & (x + bw < w)
             & (y + bh < h)
         )
+        # Two or three pips close together blur into one elongated blob: split it.
+        inner = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+        merged = np.flatnonzero(
+            ~keep
+            & inner
+            & (area >= 1.5 * np.pi / 4 * dmin**2)
+            & (area <= 3.0 * np.pi / 4 * dmax**2)
+            & (fill >= 0.3)
+        )
+        split_xy, split_d = _split_merged(
+            np.asarray(labels, np.int32), np.asarray(st, np.int32), merged, dmin, dmax
+        )
+        if split_xy.shape[0]:
+            out.append((split_xy, split_d, polarity))
         if not np.any(keep):
             continue
         # The pip's extent is better measured by its box than by the thresholded area,
@@ -101,6 +115,47 @@ def _blobs_at_scale(
         d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
         out.append((cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity))
     return out
+
+
+def _split_merged(
+    labels: npt.NDArray[np.int32],
+    stats: npt.NDArray[np.int32],
+    index: npt.NDArray[np.intp],
+    dmin: float,
+    dmax: float,
+) -> tuple[FloatArray, FloatArray]:
+    """Centres and diameters of the pips in blobs that are two or three pips in a row.
+
+    ``stats`` are the components' rows (label - 1) from connectedComponentsWithStats.
+    """
+    centres: list[tuple[float, float]] = []
+    diams: list[float] = []
+    for k in index.tolist():
+        x, y, bw, bh = (int(v) for v in stats[k, :4])
+        ys, xs = np.nonzero(labels[y : y + bh, x : x + bw] == k + 1)
+        if xs.size < 6:
+            continue
+        pts = np.stack([xs, ys], axis=1).astype(np.float64)
+        mean = pts.mean(axis=0)
+        cov = np.cov((pts - mean).T)
+        evals, evecs = np.linalg.eigh(cov)
+        width = 4.0 * float(np.sqrt(max(evals[0], 1e-6)))
+        length = 4.0 * float(np.sqrt(max(evals[1], 1e-6)))
+        pieces = round(length / width)
+        if pieces not in (2, 3) or not dmin <= width <= 1.3 * dmax:
+            continue
+        # Blob pixels should fill the row of discs: roughly pieces * disc area.
+        if not 0.6 <= xs.size / (pieces * np.pi / 4 * width**2) <= 1.5:
+            continue
+        axis = evecs[:, 1]
+        spacing = length / (pieces + 0.25)
+        for i in range(pieces):
+            c = mean + axis * (i - (pieces - 1) / 2) * spacing
+            centres.append((float(c[0] + x), float(c[1] + y)))
+            diams.append(width)
+    if not centres:
+        return np.zeros((0, 2), np.float32), np.zeros((0,), np.float32)
+    return np.array(centres, np.float32), np.array(diams, np.float32)
 
 
 #: Unit directions of 16 rays (opposite rays 8 apart) and the radii sampled along them, in
@@ -112,7 +167,10 @@ _RADII = np.linspace(0.2, 1.9, 18, dtype=np.float32)
 
 
 def _roundness(
-    gray: npt.NDArray[np.uint8], xy: FloatArray, r: FloatArray, inside: FloatArray,
+    gray: npt.NDArray[np.uint8],
+    xy: FloatArray,
+    r: FloatArray,
+    inside: FloatArray,
     ring: FloatArray,
 ) -> FloatArray:
     """Shortest over longest width of each blob, measured along 8 directions.
@@ -121,9 +179,8 @@ def _roundness(
     ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
     """
     h, w = gray.shape
-    pts = (
-        xy[:, None, None, :]
-        + _RAYS[None, :, None, :] * (_RADII[None, None, :, None] * r[:, None, None, None])
+    pts = xy[:, None, None, :] + _RAYS[None, :, None, :] * (
+        _RADII[None, None, :, None] * r[:, None, None, None]
     )
     ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
     iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
@@ -135,9 +192,7 @@ def _roundness(
     first = np.where(out_of_blob.any(axis=2), out_of_blob.argmax(axis=2), _RADII.shape[0] - 1)
     radius = _RADII[first]  # (N, 16)
     widths = radius[:, :8] + radius[:, 8:]
-    out: FloatArray = (widths.min(axis=1) / np.maximum(widths.max(axis=1), 1e-6)).astype(
-        np.float32
-    )
+    out: FloatArray = (widths.min(axis=1) / np.maximum(widths.max(axis=1), 1e-6)).astype(np.float32)
     return out
 
 
@@ -205,11 +260,20 @@ def _measure(
     iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
     ring_g = gray[iy, ix].astype(np.float32)
     ring_c = bgr[iy, ix].astype(np.float32)
-    ring_gray = np.median(ring_g, axis=1)
+    # Part of the ring may fall on a neighbouring pip (close-set pips of a six): take the
+    # face's grey from the side away from the pip's own polarity, and let samples that look
+    # like another pip count as face-compatible; only the opposite (an edge, the floor) hurts.
+    lo, hi = np.percentile(ring_g, [30, 70], axis=1)
+    ring_gray = np.where(pol > 0, lo, hi).astype(np.float32)
     contrast = pol * (inside - ring_gray)
     tol = np.maximum(10.0, 0.35 * np.abs(contrast))
-    uniform = (np.abs(ring_g - ring_gray[:, None]) <= tol[:, None]).mean(axis=1)
-    ring_bgr = np.median(ring_c, axis=1)
+    dev = (ring_g - ring_gray[:, None]) * pol[:, None]
+    uniform = (np.abs(dev) <= tol[:, None]).mean(axis=1) + 0.5 * (
+        dev > 0.5 * contrast[:, None]
+    ).mean(axis=1)
+    face_like = np.abs(dev) <= tol[:, None]
+    weights = face_like[..., None].astype(np.float32)
+    ring_bgr = (ring_c * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
     rnd = _roundness(gray, xy[ok], r[ok], inside[ok], ring_gray[ok])
     cands = PipCandidates(

@@ -35,7 +35,10 @@ class ReaderParams(NamedTuple):
     #: contrast) makes the reading uncertain.
     max_ghost_pip_ratio: float = 0.55
     #: Below this confidence a die is reported with value None and the flag ``uncertain``.
-    min_confidence: float = 0.5
+    min_confidence: float = 0.6
+    #: Below this confidence the pips are not taken for a die at all (a pattern on a tray
+    #: rim, specks on a table): too far from any face to be worth a flag.
+    min_die_confidence: float = 0.45
     #: Share of blown-out pixels on a face above which the face counts as glare.
     max_glare_share: float = 0.12
 

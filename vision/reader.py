@@ -184,13 +184,17 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
     if dist < 0.55 * other.size:
         return True
-    if dist >= 0.95 * other.size:
-        return False
-    if diam < 0.85 * other_diam:
+    if dist < 0.95 * other.size and diam < 0.85 * other_diam:
         return True
-    # Beside a face of the same colour and seen at a much more glancing angle: a side face.
-    same = float(np.linalg.norm(np.subtract(die.face_bgr, other.face_bgr))) < 40.0
-    return same and die.squash < 0.8 * other.squash
+    # A face seen at a much more glancing angle than a face right beside it is a side face
+    # of that die (in a tilted camera's view the side faces are also shaded, so their colour
+    # may differ from the top's).
+    return (
+        dist < 1.3 * other.size
+        and diam <= 1.05 * other_diam
+        and die.squash < 0.6
+        and die.squash < 0.75 * other.squash
+    )
 
 
 def _face_region(
@@ -331,6 +335,38 @@ def _glare_share(
     return float(white.sum() / max(1, int((~near).sum())))
 
 
+_STRIP = np.array(
+    [(gx, gy) for gx in (-1.45, 0.0, 1.45) for gy in (-1.45, 0.0, 1.45) if gx or gy], np.float32
+)
+
+
+def _face_support(
+    blur: Image, fit: FaceFit, rings_bgr: npt.NDArray[np.float32], contrast: float
+) -> float:
+    """Share of points on the fitted face, off its pips, that have the face's colour."""
+    h, w = blur.shape[:2]
+    ca, sa = float(np.cos(fit.angle)), float(np.sin(fit.angle))
+    g = _STRIP * fit.step
+    pts = np.concatenate(
+        [
+            np.stack(
+                [
+                    fit.center[0] + g[:, 0] * ca - g[:, 1] * sa,
+                    fit.center[1] + g[:, 0] * sa + g[:, 1] * ca,
+                ],
+                axis=1,
+            ),
+            fit.empty_places,
+        ]
+    )
+    xs = np.clip(np.rint(pts[:, 0]), 0, w - 1).astype(np.intp)
+    ys = np.clip(np.rint(pts[:, 1]), 0, h - 1).astype(np.intp)
+    px = blur[ys, xs].astype(np.float32)
+    face = np.median(rings_bgr, axis=0)
+    tol = max(25.0, 0.4 * contrast)
+    return float((np.linalg.norm(px - face, axis=1) <= tol).mean())
+
+
 def _on_floor(
     blur: Image, center: tuple[float, float], diam: float, face_bgr: npt.NDArray[np.float32]
 ) -> bool:
@@ -410,6 +446,13 @@ def _check_face(
         size = 3.6 * fit.step
         outline = _square(fit.center, size, fit.angle)
         quality_fit = 1.0 - 0.5 * fit.residual / params.max_grid_residual
+        # The face around the grid must be one colour: the strip between the outer pips and
+        # the face's edge, and the empty grid places. Pips that are really on two dice, or
+        # on a die and the floor, leave part of this "face" on something else.
+        support = _face_support(blur, fit, cands.ring_bgr[members], float(np.mean(contrast)))
+        if support < 0.35:
+            return None
+        quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
     ghost = 0.0
     if fit.empty_places.shape[0]:
@@ -428,7 +471,7 @@ def _check_face(
     confidence = float(
         np.clip(min(quality_fit, quality_ghost, quality_pips, quality_glare), 0.0, 1.0)
     )
-    if confidence < 0.5 * params.min_confidence:
+    if confidence < params.min_die_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
