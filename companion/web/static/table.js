@@ -58,7 +58,9 @@
   async function refresh() {
     try {
       const next = await Dice.api(base);
-      if (next.version !== S.version) {
+      // Versions only grow (an undo is an action too): an answer older than what the page
+      // shows, overtaken by the player's own action, is dropped.
+      if (next.version > S.version && !busy) {
         S = next;
         keep = new Set();
         selected = null;
