@@ -209,3 +209,28 @@ def test_the_judge_gives_points_and_the_rule(base_url: str, browser: Any) -> Non
     page.click("#judge-form button[type=submit]")
     page.wait_for_function("document.querySelector('#judge-result').innerText.includes('300')")
     assert "222 (200)" in page.inner_text("#judge-result")
+
+
+def test_two_phones_at_one_table_cannot_both_roll(base_url: str, browser: Any) -> None:
+    req = urllib.request.Request(
+        base_url + "/api/games",
+        data=json.dumps({"game": "three-dice", "players": ["Ann", "Bo"]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as res:
+        gid = json.load(res)["id"]
+    phones = [browser.new_page(viewport=PHONE) for _ in range(2)]
+    for phone in phones:
+        phone.goto(f"{base_url}/games/{gid}")
+    first, second = phones
+    first.fill("#type-input", "5 5 1")
+    first.click("#type-form button[type=submit]")
+    wait_idle(first)
+    # The second phone still shows the table before that roll, and types another one.
+    second.fill("#type-input", "2 2 2")
+    second.click("#type-form button[type=submit]")
+    wait_idle(second)
+    assert "moved on" in second.inner_text("#message")
+    assert page_dice(second) == [5, 5, 1]
+    s = state(base_url, second)
+    assert s["roll_number"] == 1 and [d["value"] for d in s["dice"]] == [5, 5, 1]

@@ -45,7 +45,7 @@
         prefillFromHelp();
       } else {
         say(data.error || "something went wrong");
-        if (err.status === 409 || err.status === 404) await refresh();
+        if (err.status === 409 || err.status === 404) await refresh(true);
       }
       return false;
     } finally {
@@ -55,12 +55,12 @@
     }
   }
 
-  async function refresh() {
+  async function refresh(force) {
     try {
       const next = await Dice.api(base);
       // Versions only grow (an undo is an action too): an answer older than what the page
       // shows, overtaken by the player's own action, is dropped.
-      if (next.version > S.version && !busy) {
+      if (next.version > S.version && (force || !busy)) {
         S = next;
         keep = new Set();
         selected = null;
