@@ -43,7 +43,6 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         JOIN_SECRET=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
-        JSON_SORT_KEYS=False,
     )
     if test_config:
         app.config.update(test_config)
