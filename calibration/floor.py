@@ -99,10 +99,12 @@ def find_floor(
     small, scale = work_copy(image_bgr)
     lab = lab_image(small)
     _sh, _sw = lab.shape[:2]
-    seeds_small = [(x * scale, y * scale) for x, y in seeds_xy]
+    # A game has at most ten dice; more seeds only cost time.
+    seeds_small = [(x * scale, y * scale) for x, y in list(seeds_xy)[:24]]
     colours = _candidate_colours(lab, seeds_small, seed_radius_px * scale)
     if lab_hint is not None:
         colours.insert(0, np.asarray(lab_hint, np.float32))
+    colours = colours[:5]
     best: tuple[float, npt.NDArray[np.uint8], npt.NDArray[np.float32]] | None = None
     tried: list[npt.NDArray[np.float32]] = []
     for colour in colours:
@@ -122,6 +124,8 @@ def find_floor(
     mean = pix.mean(axis=0)
     std = pix.std(axis=0)
     polygon, shape, share = _outline(region)
+    if shape == "rect":
+        polygon = _extend_into_shadow(small, polygon, region)
     polygon = polygon / scale
     polygon[:, 0] = np.clip(polygon[:, 0], 0, w - 1)
     polygon[:, 1] = np.clip(polygon[:, 1], 0, h - 1)
@@ -255,7 +259,7 @@ def _outline(region: npt.NDArray[np.uint8]) -> tuple[FloatArray, str, float]:
     contour = max(contours, key=cv2.contourArea)
     hull = np.asarray(cv2.convexHull(contour), np.int32)
     hull_area = float(cv2.contourArea(hull))
-    quad = _quad(hull)
+    quad = _sharpen_quad(_quad(hull), contour.reshape(-1, 2).astype(np.float64))
     quad_err = _area_mismatch(region, quad)
     ell_poly = None
     ell_err = np.inf
@@ -299,6 +303,98 @@ def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
         rect = cv2.minAreaRect(hull)
         return cv2.boxPoints(rect).astype(np.float64)
     return best.reshape(-1, 2).astype(np.float64)
+
+
+def _extend_into_shadow(
+    small_bgr: Image, quad: FloatArray, region: npt.NDArray[np.uint8]
+) -> FloatArray:
+    """Push each side of the floor quad outwards over floor that lies in a wall's shadow.
+
+    Shadowed floor keeps the floor's chromaticity (colour with brightness divided out) and
+    is darker; a wall or the table differs in chromaticity or is brighter. Each side moves
+    while the strip just beyond it still looks like shadowed floor.
+    """
+    f = cv2.GaussianBlur(small_bgr, (5, 5), 0).astype(np.float32)
+    total = f.sum(axis=2) + 9.0
+    chroma = (f[..., [0, 2]] + 3.0) / total[..., None]
+    inside = region > 0
+    c_floor = np.median(chroma[inside], axis=0)
+    c_spread = float(np.median(np.abs(chroma[inside] - c_floor))) * 1.48
+    c_tol = max(0.02, 3.0 * c_spread)
+    bright = float(np.median(total[inside]))
+    sh, sw = region.shape
+    centre = quad.mean(axis=0)
+    size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
+    max_steps = max(2, int(0.1 * size))
+    out = quad.copy()
+    for i in range(4):
+        p, q = out[i].copy(), out[(i + 1) % 4].copy()
+        d = q - p
+        length = float(np.linalg.norm(d))
+        if length < 8:
+            continue
+        n = np.array([-d[1], d[0]]) / length
+        if float(np.dot(n, (p + q) / 2 - centre)) < 0:
+            n = -n
+        ts = np.linspace(0.15, 0.85, 24)
+        moved = 0
+        for step in range(1, max_steps + 1):
+            pts = p[None, :] + ts[:, None] * d[None, :] + n[None, :] * (step + 1.0)
+            ix = np.round(pts[:, 0]).astype(int)
+            iy = np.round(pts[:, 1]).astype(int)
+            ok = (ix >= 0) & (ix < sw) & (iy >= 0) & (iy < sh)
+            if ok.mean() < 0.7:
+                break
+            c = chroma[iy[ok], ix[ok]]
+            dist = np.sqrt(((c - c_floor) ** 2).sum(axis=1))
+            darker = total[iy[ok], ix[ok]] < 1.05 * bright
+            if float(np.mean((dist < c_tol) & darker)) < 0.5:
+                break
+            moved = step
+        if moved:
+            out[i] = out[i] + n * moved
+            out[(i + 1) % 4] = out[(i + 1) % 4] + n * moved
+    return out
+
+
+def _sharpen_quad(quad: FloatArray, contour: FloatArray) -> FloatArray:
+    """Corners where lines fitted to the middle of each side meet.
+
+    A floor's corners are often in shadow or cut by the simplification, so the
+    simplified corners sit inside the true ones; the sides themselves are reliable.
+    """
+    lines = []
+    for i in range(4):
+        p, q = quad[i], quad[(i + 1) % 4]
+        d = q - p
+        length = float(np.linalg.norm(d))
+        if length < 4:
+            return quad
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        rel = contour - p
+        along = rel @ u
+        across = np.abs(rel @ n)
+        sel = (along > 0.2 * length) & (along < 0.8 * length) & (across < 0.03 * length + 2)
+        if sel.sum() < 5:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(contour[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        lines.append(
+            (np.array([float(x0[0]), float(y0[0])]), np.array([float(vx[0]), float(vy[0])]))
+        )
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        a = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+        if abs(np.linalg.det(a)) < 1e-6:
+            return quad
+        t = np.linalg.solve(a, p2 - p1)
+        corner = p1 + t[0] * d1
+        # A corner that moves far means the lines were poor; keep the simple one then.
+        if np.linalg.norm(corner - quad[i]) > 0.15 * np.linalg.norm(quad[i] - quad.mean(axis=0)):
+            return quad
+        out.append(corner)
+    return np.array(out, np.float64)
 
 
 def _area_mismatch(region: npt.NDArray[np.uint8], poly: FloatArray) -> float:

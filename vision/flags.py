@@ -38,15 +38,17 @@ FloatArray = npt.NDArray[np.float64]
 #: 2% of a die side and a die leaning by 8 degrees moves it by 7%; measured on noisy photos
 #: (thin, shaded side faces against the floor) flat dice scatter up to ~0.35, so only a
 #: clear shift counts.
-LEAN_SHIFT = 0.35
+LEAN_SHIFT = 0.45
 #: Below this overlap between the measured and predicted silhouettes the measurement is
 #: not trusted at all (the die's pixels were not separated from their surroundings).
 MIN_OVERLAP = 0.4
 #: The footprint may lie this share of a die side outside the found floor outline before
 #: the die counts as off the tray (the outline is found on a small copy of the photo).
-OFF_TRAY_MARGIN = 0.45
+OFF_TRAY_MARGIN = 0.6
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
-FAR_OUTSIDE = 2.5
+FAR_OUTSIDE = 2.2
+#: Above this many dice in one photo, dice are judged by position only (speed guard).
+MAX_MEASURED_DICE = 30
 #: Largest die side (pixels) measured at full resolution; larger dice are measured on a
 #: reduced crop (precision is a share of the die, so nothing is lost).
 _MEASURE_SIDE = 36.0
@@ -93,7 +95,19 @@ def apply_flags(
     notes: list[str] = []
     scene = _scene(image_bgr, dice, profile, notes)
     out = []
+    # With more dice than any game uses, most are false finds: judge them by position
+    # only, which costs nothing per die.
+    measure = len(dice) <= MAX_MEASURED_DICE
     for i, die in enumerate(dice):
+        if not measure:
+            flags = list(die.flags)
+            evidence = list(die.evidence)
+            why = _far_outside(die, scene)
+            if why and "off_tray" not in flags:
+                flags.append("off_tray")
+                evidence.append(why)
+            out.append(replace(die, flags=tuple(flags), evidence=tuple(evidence)))
+            continue
         others = [d for j, d in enumerate(dice) if j != i]
         flags = list(die.flags)
         evidence = list(die.evidence)
@@ -177,10 +191,10 @@ def _pose_from_dice(
         return None, None
     base = pose_from_nadir(centre, (w, h))
     votes = []
-    if len(dice) >= 3:
+    if 3 <= len(dice) <= MAX_MEASURED_DICE:
         f = float(base.k[0, 0])
         lab_floor = floor.lab_mean if floor is not None else None
-        for d in dice:
+        for d in dice[:12]:
             c = _silhouette_centre(image, d, dice, lab_floor)
             if c is None:
                 continue
@@ -248,6 +262,7 @@ def _judge(
         polygon=scene.polygon,
     )
     floor_share = m[5] if m is not None else 0.0
+    inside = math.inf
     if scene.polygon is not None:
         poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
         inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / s_px
@@ -258,7 +273,7 @@ def _judge(
         if (
             inside < -FAR_OUTSIDE
             or (inside < -OFF_TRAY_MARGIN and floor_share < 0.35)
-            or (inside < 1.0 and floor_share < 0.1)
+            or (inside < 0.6 and floor_share < 0.08)
         ):
             where = (
                 f"its footprint lies {-inside:.1f} die widths outside the tray floor"
@@ -272,6 +287,14 @@ def _judge(
     mask, x0, y0, scale, valid, _share = m
     if scene.pose is None or scene.die_units is None:
         return found
+    # A die can only lean on something: a wall (the floor's edge) or another die.
+    near_die = any(
+        math.hypot(o.center[0] - t[0], o.center[1] - t[1]) < 0.9 * (s_px + o.size_px)
+        for o in others
+    )
+    near_wall = scene.polygon is not None and inside < 1.2
+    if not (near_die or near_wall):
+        return found
     shift = _lean_shift(die, scene, mask, valid, x0, y0, scale, a)
     if shift is not None and shift[0] > LEAN_SHIFT and shift[1] >= MIN_OVERLAP:
         found.append(
@@ -282,6 +305,22 @@ def _judge(
             )
         )
     return found
+
+
+def _far_outside(die: DieReading, scene: _Scene) -> str | None:
+    """The off-tray evidence when the die's footprint is far outside the floor, else None."""
+    if scene.polygon is None or die.size_px <= 2:
+        return None
+    t = np.array(die.center, np.float64)
+    a = np.zeros(2)
+    if scene.pose is not None and scene.die_units is not None:
+        a = _bottom_offset(scene.pose, scene.die_units, t)
+    foot = t + a
+    poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
+    inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / die.size_px
+    if inside < -FAR_OUTSIDE:
+        return f"position: its footprint lies {-inside:.1f} die widths outside the tray floor"
+    return None
 
 
 def _bottom_offset(pose: CameraPose, die_units: float, t: FloatArray) -> FloatArray:
@@ -359,7 +398,23 @@ def _measure_window(
     floor_share = 0.0
     if ring.sum() and floor_lab is not None:
         floor_share = float((d_global[ring] < 1.5 * tol).mean())
-    die_px = dist >= tol
+    # Die pixels are told from floor pixels by chromaticity (colour with the brightness
+    # divided out), because the die's own shadow darkens the floor without changing its
+    # chromaticity, while a die's shaded side faces keep the die's. Pixels brighter than
+    # the floor can be no shadow, so lightness counts upwards.
+    chroma = _chromaticity(crop)
+    floor_px = ring & (dist < tol)
+    if floor_px.sum() >= 8:
+        c_floor = np.median(chroma[floor_px], axis=0)
+        c_spread = float(np.median(np.abs(chroma[floor_px] - c_floor))) * 1.48
+        l_spread = float(np.std(lab[..., 0][floor_px]))
+    else:
+        c_floor = np.median(chroma[ring], axis=0) if ring.sum() else np.zeros(2, np.float32)
+        c_spread, l_spread = 0.01, 12.0
+    c_tol = max(0.035, 4.0 * c_spread)
+    l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
+    c_dist = np.sqrt(((chroma - c_floor) ** 2).sum(axis=2))
+    die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
         canvas = np.zeros((ch, cw), np.uint8)
@@ -386,6 +441,14 @@ def _measure_window(
     contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, contours, -1, 1, -1)
     return filled > 0, x0, y0, scale, valid, floor_share
+
+
+def _chromaticity(crop: Image) -> npt.NDArray[np.float32]:
+    """(H, W, 2) blue and red shares of each smoothed pixel's B + G + R."""
+    f = cv2.GaussianBlur(crop, (5, 5), 0).astype(np.float32)
+    total = f.sum(axis=2, keepdims=True) + 30.0  # dark pixels: damped towards grey
+    share = (f + 10.0) / total
+    return np.ascontiguousarray(share[..., [0, 2]])
 
 
 def _lean_shift(
