@@ -33,7 +33,7 @@ def reading_json(reading: TrayReading, image_name: str) -> dict[str, Any]:
     """The JSON object of ``dice-companion read --json`` for one photo.
 
     Positions are pixels ``[x, y]`` of the photo as displayed (EXIF orientation applied);
-    ``size`` is the die's side in pixels; ``tray`` is the floor polygon or null;
+    ``size`` is the die's side in pixels; ``tray`` is ``{"polygon": [[x, y], ...]}`` (the floor outline) or null;
     ``faces`` the values that count, ``reroll`` the indices of dice to roll again.
     """
     return {
@@ -41,7 +41,9 @@ def reading_json(reading: TrayReading, image_name: str) -> dict[str, Any]:
         "width": reading.width,
         "height": reading.height,
         "elapsed_ms": round(reading.elapsed_ms, 1),
-        "tray": None if reading.tray is None else [_round_point(p) for p in reading.tray.polygon],
+        "tray": None
+        if reading.tray is None
+        else {"polygon": [_round_point(p) for p in reading.tray.polygon]},
         "dice": [
             {
                 "value": d.value,
