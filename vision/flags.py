@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
-from calibration.floor import FloorFit, colour_distance, find_floor
+from calibration.floor import FloorFit, colour_distance, find_floor, work_copy
 from calibration.profile import TrayProfile, die_units_from_sizes, has_moved
 from vision.result import DieReading, TrayOutline
 
@@ -44,7 +44,7 @@ LEAN_SHIFT = 0.45
 MIN_OVERLAP = 0.4
 #: The footprint may lie this share of a die side outside the found floor outline before
 #: the die counts as off the tray (the outline is found on a small copy of the photo).
-OFF_TRAY_MARGIN = 0.6
+OFF_TRAY_MARGIN = 0.5
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
 #: Above this many dice in one photo, dice are judged by position only (speed guard).
@@ -74,6 +74,7 @@ class _Scene:
     floor_tol: float
     pose: CameraPose | None
     die_units: float | None
+    floor_chroma: npt.NDArray[np.float32] | None = None
 
 
 def apply_flags(
@@ -148,6 +149,7 @@ def _scene(
                 floor_tol=_tol(prof.floor_lab_std),
                 pose=pose,
                 die_units=units,
+                floor_chroma=_floor_chroma(image, prof.polygon_array()),
             )
         notes.append("the camera or tray moved since calibration; found the tray again")
         floor = find_floor(
@@ -171,7 +173,19 @@ def _scene(
         floor_tol=_tol(floor.lab_std) if floor is not None else 12.0,
         pose=pose,
         die_units=units,
+        floor_chroma=_floor_chroma(image, floor.polygon) if floor is not None else None,
     )
+
+
+def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] | None:
+    """Median chromaticity (as :func:`_chromaticity`) of the floor, lit or shadowed."""
+    small, scale = work_copy(image, 200)
+    mask = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon * scale).astype(np.int32)], 1)
+    mask = np.asarray(cv2.erode(mask, np.ones((5, 5), np.uint8)))
+    if mask.sum() < 20:
+        return None
+    return np.asarray(np.median(_chromaticity(small)[mask > 0], axis=0), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -260,6 +274,7 @@ def _judge(
         scene.floor_tol,
         s_px * (0.9 + float(np.hypot(*a)) / s_px),
         polygon=scene.polygon,
+        floor_chroma=scene.floor_chroma,
     )
     floor_share = m[5] if m is not None else 0.0
     inside = math.inf
@@ -267,19 +282,12 @@ def _judge(
         poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
         inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / s_px
         # Far outside: on the table whatever the colours say. Just outside: the found
-        # outline may miss a shadowed strip of floor, so the die must also stand on
-        # something that is not floor-coloured. On the floor's edge with no floor around
-        # it: on the rim or the wall top.
-        if (
-            inside < -FAR_OUTSIDE
-            or (inside < -OFF_TRAY_MARGIN and floor_share < 0.35)
-            or (inside < 0.6 and floor_share < 0.08)
-        ):
-            where = (
-                f"its footprint lies {-inside:.1f} die widths outside the tray floor"
-                if inside < 0
-                else "it stands at the floor's edge with no floor around it (rim or wall top)"
-            )
+        # outline may miss a shadowed strip or corner of floor, so the die must also stand
+        # among things that are not floor; the further out, the more floor may show
+        # around it (a die on the rim sees the floor below the wall).
+        need = 0.2 + 0.25 * float(np.clip((-inside - OFF_TRAY_MARGIN) / 0.9, 0.0, 1.0))
+        if inside < -FAR_OUTSIDE or (inside < -OFF_TRAY_MARGIN and floor_share < need):
+            where = f"its footprint lies {-inside:.1f} die widths outside the tray floor"
             found.append(("off_tray", f"position: {where}"))
             return found
     if m is None:
@@ -339,6 +347,7 @@ def _measure_window(
     reach: float,
     *,
     polygon: FloatArray | None = None,
+    floor_chroma: npt.NDArray[np.float32] | None = None,
 ) -> tuple[npt.NDArray[np.bool_], int, int, float, npt.NDArray[np.bool_], float] | None:
     """Die pixels around ``die`` in a crop: ``(mask, x0, y0, scale, valid, floor_share)``.
 
@@ -396,13 +405,23 @@ def _measure_window(
         local = np.median(lab[ring], axis=0)
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
+    chroma = _chromaticity(crop)
     if ring.sum() and floor_lab is not None:
-        floor_share = float((d_global[ring] < 1.5 * tol).mean())
+        # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
+        # only upwards (nothing brighter than the lit floor is floor).
+        c_ref = floor_chroma if floor_chroma is not None else _chromaticity_of_lab(floor_lab)
+        c_d = np.sqrt(((chroma[ring] - c_ref) ** 2).sum(axis=1))
+        lit = (
+            float(np.median(lab[..., 0][ring & (d_global < tol)]))
+            if (ring & (d_global < tol)).sum() >= 4
+            else float(floor_lab[0])
+        )
+        brighter = lab[..., 0][ring] > lit + 25.0
+        floor_share = float(((c_d < 0.035) & ~brighter).mean())
     # Die pixels are told from floor pixels by chromaticity (colour with the brightness
     # divided out), because the die's own shadow darkens the floor without changing its
     # chromaticity, while a die's shaded side faces keep the die's. Pixels brighter than
     # the floor can be no shadow, so lightness counts upwards.
-    chroma = _chromaticity(crop)
     floor_px = ring & (dist < tol)
     if floor_px.sum() >= 8:
         c_floor = np.median(chroma[floor_px], axis=0)
@@ -449,6 +468,14 @@ def _chromaticity(crop: Image) -> npt.NDArray[np.float32]:
     total = f.sum(axis=2, keepdims=True) + 30.0  # dark pixels: damped towards grey
     share = (f + 10.0) / total
     return np.ascontiguousarray(share[..., [0, 2]])
+
+
+def _chromaticity_of_lab(lab: tuple[float, float, float]) -> npt.NDArray[np.float32]:
+    """The chromaticity (as :func:`_chromaticity`) of one 8-bit Lab colour."""
+    px = np.array([[lab]], np.float32).clip(0, 255).astype(np.uint8)
+    bgr = cv2.cvtColor(px, cv2.COLOR_LAB2BGR).astype(np.float32)[0, 0]
+    total = float(bgr.sum()) + 30.0
+    return np.array([(bgr[0] + 10.0) / total, (bgr[2] + 10.0) / total], np.float32)
 
 
 def _lean_shift(
