@@ -37,6 +37,7 @@ _MEAN_RADIUS = {
     n: float(np.mean([np.hypot(gx, gy) for gx, gy in ls[0]])) for n, ls in _LAYOUTS.items()
 }
 _ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
+_NO_PLACES = np.zeros((0, 2), np.float32)
 _TURNS = np.deg2rad(np.array([0.0, -4.0, 4.0, 45.0, 41.0, 49.0]))
 
 
@@ -62,19 +63,24 @@ class FaceFit(NamedTuple):
 
 
 def fit_layout(
-    points: npt.NDArray[np.float32], members: tuple[int, ...], diam: float = 0.0
+    points: npt.NDArray[np.float32],
+    members: tuple[int, ...],
+    diam: float = 0.0,
+    *,
+    complete: bool = True,
 ) -> FaceFit | None:
     """Fit the standard layout with as many pips as ``points`` (N, 2); None when none fits.
 
     With ``diam`` (the pips' diameter) a layout whose grid is far too wide or too tight for
-    pips of that size does not fit: on dice the grid step is 1-3 pip diameters.
+    pips of that size does not fit: on dice the grid step is 1-3 pip diameters. With
+    ``complete=False`` the empty places and the squash are left out (a quick trial fit).
     """
     n = points.shape[0]
     if n < 2 or n > 6:
         return None
-    centre = points.mean(axis=0)
+    centre = points.sum(axis=0) / n
     q = points - centre
-    radius = float(np.linalg.norm(q, axis=1).mean())
+    radius = float(np.sqrt((q * q).sum(axis=1)).sum()) / n
     step = radius / _MEAN_RADIUS[n]
     if step <= 0 or (diam > 0 and not 0.7 * diam <= step <= 4.0 * diam):
         return None
@@ -102,6 +108,16 @@ def fit_layout(
     res = np.where(valid, res, np.inf)
     best = int(np.argmin(res))
     angle = float(angles[best])
+    if not complete:
+        return FaceFit(
+            n,
+            (float(centre[0]), float(centre[1])),
+            step,
+            angle,
+            float(res[best]),
+            members,
+            _NO_PLACES,
+        )
     used = {int(p) for p in place[best]}
     squash = 1.0
     if n >= 4:
@@ -243,7 +259,12 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
             key = frozenset(int(members[i]) for i in sel)
             if key in options:
                 continue
-            f = fit_layout(pts[sel], tuple(int(members[i]) for i in sel), float(np.mean(diam[sel])))
+            f = fit_layout(
+                pts[sel],
+                tuple(int(members[i]) for i in sel),
+                float(diam[sel].sum()) / size,
+                complete=False,
+            )
             if f is None or f.residual > params.max_grid_residual:
                 continue
             score = (
@@ -256,7 +277,11 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     used: set[int] = set()
     for _score, f in sorted(options.values(), key=lambda t: -t[0]):
         if used.isdisjoint(f.members):
-            chosen.append(f)
+            sel_idx = np.array(f.members, np.intp)
+            full = fit_layout(cands.xy[sel_idx], f.members, float(np.mean(cands.diam[sel_idx])))
+            if full is None:
+                continue
+            chosen.append(full)
             used.update(f.members)
     chosen.extend(single_pip(cands, int(k)) for k in members.tolist() if int(k) not in used)
     return chosen

@@ -132,22 +132,26 @@ def _split_merged(
     diams: list[float] = []
     for k in index.tolist():
         x, y, bw, bh = (int(v) for v in stats[k, :4])
-        ys, xs = np.nonzero(labels[y : y + bh, x : x + bw] == k + 1)
-        if xs.size < 6:
+        m = cv2.moments((labels[y : y + bh, x : x + bw] == k + 1).astype(np.uint8), True)
+        count = m["m00"]
+        if count < 6:
             continue
-        pts = np.stack([xs, ys], axis=1).astype(np.float64)
-        mean = pts.mean(axis=0)
-        cov = np.cov((pts - mean).T)
-        evals, evecs = np.linalg.eigh(cov)
-        width = 4.0 * float(np.sqrt(max(evals[0], 1e-6)))
-        length = 4.0 * float(np.sqrt(max(evals[1], 1e-6)))
+        mx, my = m["m10"] / count, m["m01"] / count
+        sxx, syy, sxy = m["mu20"] / count, m["mu02"] / count, m["mu11"] / count
+        half_tr = 0.5 * (sxx + syy)
+        root = float(np.sqrt(max(half_tr**2 - (sxx * syy - sxy**2), 0.0)))
+        width = 4.0 * float(np.sqrt(max(half_tr - root, 1e-6)))
+        length = 4.0 * float(np.sqrt(max(half_tr + root, 1e-6)))
+        # Major axis direction of the second-moment ellipse.
+        theta = 0.5 * float(np.arctan2(2 * sxy, sxx - syy))
+        axis = np.array([np.cos(theta), np.sin(theta)])
+        mean = np.array([mx, my])
         pieces = round(length / width)
         if pieces not in (2, 3) or not dmin <= width <= 1.3 * dmax:
             continue
         # Blob pixels should fill the row of discs: roughly pieces * disc area.
-        if not 0.6 <= xs.size / (pieces * np.pi / 4 * width**2) <= 1.5:
+        if not 0.6 <= count / (pieces * np.pi / 4 * width**2) <= 1.5:
             continue
-        axis = evecs[:, 1]
         spacing = length / (pieces + 0.25)
         for i in range(pieces):
             c = mean + axis * (i - (pieces - 1) / 2) * spacing

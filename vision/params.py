@@ -15,6 +15,9 @@ class ReaderParams(NamedTuple):
     #: The photo is reduced so that its longer side is at most this many pixels before
     #: searching for pips (faces are then read on the same reduced image).
     work_max_side: int = 960
+    #: A smaller photo may be enlarged by up to this factor (towards ``work_max_side``). Off
+    #: by default: enlarging small webcam frames did not help on the shared sets.
+    max_upscale: float = 1.0
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.

@@ -51,10 +51,11 @@ def read_array(
     """
     image = _validate(image_bgr)
     h, w = image.shape[:2]
-    scale = min(1.0, params.work_max_side / max(h, w))
-    if scale < 1.0:
+    scale = min(params.max_upscale, params.work_max_side / max(h, w))
+    if scale < 0.99 or scale > 1.01:
+        interpolation = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC
         work: Image = np.asarray(
-            cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA),
+            cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=interpolation),
             dtype=np.uint8,
         )
         scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
@@ -341,7 +342,11 @@ _STRIP = np.array(
 
 
 def _face_support(
-    blur: Image, fit: FaceFit, rings_bgr: npt.NDArray[np.float32], contrast: float
+    blur: Image,
+    fit: FaceFit,
+    rings_bgr: npt.NDArray[np.float32],
+    contrast: float,
+    polarity: float,
 ) -> float:
     """Share of points on the fitted face, off its pips, that have the face's colour."""
     h, w = blur.shape[:2]
@@ -364,7 +369,13 @@ def _face_support(
     px = blur[ys, xs].astype(np.float32)
     face = np.median(rings_bgr, axis=0)
     tol = max(25.0, 0.4 * contrast)
-    return float((np.linalg.norm(px - face, axis=1) <= tol).mean())
+    like_face = np.linalg.norm(px - face, axis=1) <= tol
+    # On small dice the strip is narrow and a point may touch a pip's blurred rim: a point
+    # shaded towards the pips' grey is no evidence against the face.
+    grey = px @ np.array([0.114, 0.587, 0.299], np.float32)
+    face_grey = float(face @ np.array([0.114, 0.587, 0.299], np.float32))
+    like_pip = polarity * (grey - face_grey) > 0.4 * contrast
+    return float((like_face | like_pip).mean())
 
 
 def _on_floor(
@@ -449,7 +460,7 @@ def _check_face(
         # The face around the grid must be one colour: the strip between the outer pips and
         # the face's edge, and the empty grid places. Pips that are really on two dice, or
         # on a die and the floor, leave part of this "face" on something else.
-        support = _face_support(blur, fit, cands.ring_bgr[members], float(np.mean(contrast)))
+        support = _face_support(blur, fit, cands.ring_bgr[members], float(np.mean(contrast)), pol)
         if support < 0.35:
             return None
         quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
