@@ -38,6 +38,8 @@ _MEAN_RADIUS = {
 }
 _ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
 _NO_PLACES = np.zeros((0, 2), np.float32)
+#: Index pairs (i < j) of n points, for n = 2..6.
+_PAIRS = {n: np.triu_indices(n, 1) for n in range(2, 7)}
 _TURNS = np.deg2rad(np.array([0.0, -4.0, 4.0, 45.0, 41.0, 49.0]))
 
 
@@ -87,7 +89,7 @@ def fit_layout(
     # Pips of every layout are spaced along the grid's axes and diagonals (multiples of 45
     # degrees): the pairwise directions give the grid's turn modulo 45 degrees; the turn is
     # then that or 45 degrees more, give or take a few for a face seen aslant.
-    i, j = np.triu_indices(n, 1)
+    i, j = _PAIRS[n]
     diff = q[j] - q[i]
     phi = np.arctan2(diff[:, 1], diff[:, 0])
     weight = (diff**2).sum(axis=1)
@@ -140,6 +142,43 @@ def fit_layout(
         np.stack([ex, ey], axis=1).astype(np.float32),
         squash,
     )
+
+
+def _trial_fits(
+    points: npt.NDArray[np.float32], diam: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float64]:
+    """Residuals of the best layout for S subsets of k pips at once (inf where none fits).
+
+    ``points`` (S, k, 2), ``diam`` (S,) mean pip diameters. Same rules as ``fit_layout``.
+    """
+    _s_count, n, _ = points.shape
+    centre = points.mean(axis=1, keepdims=True)
+    q = (points - centre).astype(np.float64)
+    radius = np.sqrt((q * q).sum(axis=2)).mean(axis=1)
+    step = radius / _MEAN_RADIUS[n]
+    ok = (step > 0) & (step >= 0.7 * diam) & (step <= 4.0 * diam)
+    i, j = _PAIRS[n]
+    diff = q[:, j] - q[:, i]
+    phi = np.arctan2(diff[..., 1], diff[..., 0])
+    weight = (diff**2).sum(axis=2)
+    base = np.arctan2(
+        (weight * np.sin(8 * phi)).sum(axis=1), (weight * np.cos(8 * phi)).sum(axis=1)
+    )
+    angles = (base[:, None] / 8 + _TURNS[None, :]) % (np.pi / 2)  # (S, A)
+    cos, sin = np.cos(angles)[..., None], np.sin(angles)[..., None]
+    safe = np.where(step > 0, step, 1.0)[:, None, None]
+    qx, qy = q[:, None, :, 0], q[:, None, :, 1]
+    gx = (qx * cos + qy * sin) / safe
+    gy = (-qx * sin + qy * cos) / safe
+    rx = np.clip(np.rint(gx), -1, 1)
+    ry = np.clip(np.rint(gy), -1, 1)
+    res = np.hypot(gx - rx, gy - ry).max(axis=2)  # (S, A)
+    place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
+    masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=2)
+    valid = (masks[..., None] == np.array(_MASKS[n])[None, None, :]).any(axis=2)
+    best = np.where(valid, res, np.inf).min(axis=1)
+    out: npt.NDArray[np.float64] = np.where(ok, best, np.inf)
+    return out
 
 
 def single_pip(cands: PipCandidates, k: int) -> FaceFit:
@@ -246,8 +285,8 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     pts = cands.xy[members]
     diam = cands.diam[members]
     dmax = float(diam.max())
-    options: dict[frozenset[int], tuple[float, FaceFit]] = {}
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
     for a in range(n):
         like = np.flatnonzero(
             (np.maximum(diam, diam[a]) <= 1.45 * np.minimum(diam, diam[a]))
@@ -255,33 +294,31 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         )
         like = like[np.argsort(dist[a, like], kind="stable")]
         for size in range(2, min(6, like.shape[0]) + 1):
-            sel = like[:size]
-            key = frozenset(int(members[i]) for i in sel)
-            if key in options:
-                continue
-            f = fit_layout(
-                pts[sel],
-                tuple(int(members[i]) for i in sel),
-                float(diam[sel].sum()) / size,
-                complete=False,
-            )
-            if f is None or f.residual > params.max_grid_residual:
-                continue
-            score = (
-                size
-                + 0.8 * (1.0 - f.residual / params.max_grid_residual)
-                + 1.5 * float(diam[sel].mean()) / dmax
-            )
-            options[key] = (score, f)
+            subsets[size].add(tuple(sorted(int(i) for i in like[:size])))
+    # Trial fits of all subsets of one size in a single batch.
+    options: list[tuple[float, tuple[int, ...]]] = []
+    for size, group in subsets.items():
+        if not group:
+            continue
+        idx = np.array(sorted(group), np.intp)
+        res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
+        for row, r in zip(idx.tolist(), res.tolist(), strict=True):
+            if r <= params.max_grid_residual:
+                score = (
+                    size
+                    + 0.8 * (1.0 - r / params.max_grid_residual)
+                    + 1.5 * float(diam[row].mean()) / dmax
+                )
+                options.append((score, tuple(int(members[i]) for i in row)))
     chosen: list[FaceFit] = []
     used: set[int] = set()
-    for _score, f in sorted(options.values(), key=lambda t: -t[0]):
-        if used.isdisjoint(f.members):
-            sel_idx = np.array(f.members, np.intp)
-            full = fit_layout(cands.xy[sel_idx], f.members, float(np.mean(cands.diam[sel_idx])))
+    for _score, subset in sorted(options, key=lambda t: -t[0]):
+        if used.isdisjoint(subset):
+            sel_idx = np.array(subset, np.intp)
+            full = fit_layout(cands.xy[sel_idx], subset, float(np.mean(cands.diam[sel_idx])))
             if full is None:
                 continue
             chosen.append(full)
-            used.update(f.members)
+            used.update(subset)
     chosen.extend(single_pip(cands, int(k)) for k in members.tolist() if int(k) not in used)
     return chosen

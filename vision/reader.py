@@ -421,14 +421,14 @@ def _check_face(
 ) -> _Die | None:
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
+    # A lone blob must look like a pip seen from above: round (a glare spot is not).
+    if fit.value == 1 and float(cands.roundness[members[0]]) < 0.75:
+        return None
     diam = float(np.mean(cands.diam[members]))
     contrast = cands.contrast[members]
     pol = float(cands.polarity[members[0]])
     face_gray = float(np.mean(cands.ring_gray[members]))
     if fit.value == 1:
-        # A lone blob must look like a pip seen from above: round (a glare spot is not).
-        if float(cands.roundness[members[0]]) < 0.75:
-            return None
         if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
             return None
         region = _face_region(fit, cands, blur, 6.0 * diam)
