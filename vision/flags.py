@@ -157,6 +157,10 @@ def _scene(
         )
     else:
         floor = find_floor(image, seeds_xy=centres, seed_radius_px=median_size)
+    if floor is not None and _most_dice_outside(floor.polygon, dice):
+        # Dice are thrown into the tray: a "floor" that most of them miss is something
+        # else (a mat, a book); better no tray than every die called off the tray.
+        floor = None
     pose = None
     units = None
     if floor is not None and floor.shape == "rect":
@@ -175,6 +179,18 @@ def _scene(
         die_units=units,
         floor_chroma=_floor_chroma(image, floor.polygon) if floor is not None else None,
     )
+
+
+def _most_dice_outside(polygon: FloatArray, dice: Sequence[DieReading]) -> bool:
+    """True when at least two dice are given and most lie a die width or more outside."""
+    if len(dice) < 2:
+        return False
+    poly = polygon.astype(np.float32).reshape(-1, 1, 2)
+    outside = sum(
+        cv2.pointPolygonTest(poly, (float(d.center[0]), float(d.center[1])), True) < -d.size_px
+        for d in dice
+    )
+    return outside * 2 > len(dice)
 
 
 def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] | None:
