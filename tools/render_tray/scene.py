@@ -733,7 +733,9 @@ def sample_scene(
         light = sample_light(rng, clean=clean)
         schemes = list(SCHEMES)
         if clean:
-            schemes = ["white", "black", "red", "blue", "green", "ivory", "yellow"]
+            # Clean scenes are for reading faces: keep dice bodies well apart from the floor.
+            floor = np.array(tray.floor_rgb)
+            schemes = [n for n in schemes if np.abs(np.array(SCHEMES[n][0]) - floor).sum() > 0.3]
         matched = rng.random() < 0.7
         scheme = _choice(rng, schemes)
         size = float(rng.uniform(14, 19)) if clean else float(rng.uniform(12, 19))
