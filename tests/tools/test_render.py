@@ -283,3 +283,12 @@ def test_a_die_leaning_on_a_wall_touches_it_and_falls_towards_it() -> None:
             assert float(contact[:2] @ np.array(towards)) < 0
             checked += 1
     assert checked >= 3
+
+
+def test_sampled_pip_styles_keep_every_pip_on_the_flat_face() -> None:
+    for seed in range(30):
+        for die in sample_scene(seed, case="flat", dice=5, width=320, height=240).dice:
+            flat_half = 0.5 - die.radius_mm / die.size_mm
+            assert die.pip_spacing + die.pip_radius <= flat_half
+            assert die.pip_radius * die.one_scale <= flat_half
+            assert 2 * die.pip_radius < die.pip_spacing  # the 6 face's pips stay apart

@@ -48,10 +48,14 @@ def face_frame(value: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     return n, u, v
 
 
-def pip_centres(value: int, size_mm: float) -> FloatArray:
-    """Pip centres of one face in die-local mm, shape (value, 3), on the face plane."""
+def pip_centres(value: int, size_mm: float, spacing: float = _D) -> FloatArray:
+    """Pip centres of one face in die-local mm, shape (value, 3), on the face plane.
+
+    `spacing` is the offset of the corner pips from the face centre, in edge lengths.
+    """
     n, u, v = face_frame(value)
-    pts = [n * size_mm / 2 + (a * u + b * v) * size_mm for a, b in PIP_LAYOUT[value]]
+    k = spacing / _D
+    pts = [n * size_mm / 2 + (a * u + b * v) * k * size_mm for a, b in PIP_LAYOUT[value]]
     return np.array(pts)
 
 
@@ -227,22 +231,33 @@ def rounded_cube_mesh(
 
 
 def pip_mesh(
-    size: float, lift: float, dent_depth: float, rings: int = 3, segments: int = 20
+    size: float,
+    lift: float,
+    dent_depth: float,
+    *,
+    spacing: float = _D,
+    pip_radius: float = PIP_RADIUS,
+    one_scale: float = 1.0,
+    rings: int = 3,
+    segments: int = 20,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int32]]:
     """All 21 pips of a die as flat discs lifted `lift` mm above their faces, die-local mm.
 
     Vertex normals follow a spherical dent of depth `dent_depth` so the pips shade like
-    drilled, painted dents. Returns (vertices, normals, faces) like `rounded_cube_mesh`.
+    drilled, painted dents. `pip_radius` is in edge lengths; the single pip of the 1 face is
+    `one_scale` times larger (many dice have a big 1). Returns (vertices, normals, faces) like
+    `rounded_cube_mesh`.
     """
-    rp = PIP_RADIUS * size
-    sphere_r = (rp * rp + dent_depth * dent_depth) / (2 * dent_depth)
     verts: list[FloatArray] = []
     norms: list[FloatArray] = []
     faces: list[NDArray[np.int32]] = []
     ang = np.linspace(0, 2 * math.pi, segments, endpoint=False)
     for value in FACE_NORMALS:
         n, u, v = face_frame(value)
-        for c in pip_centres(value, size):
+        rp = pip_radius * size * (one_scale if value == 1 else 1.0)
+        depth = min(dent_depth, 0.8 * rp)
+        sphere_r = (rp * rp + depth * depth) / (2 * depth)
+        for c in pip_centres(value, size, spacing):
             base = sum(len(x) for x in verts)
             pts = [c + n * lift]
             nrm = [n]

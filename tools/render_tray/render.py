@@ -303,14 +303,28 @@ def build_scene_dict(spec: SceneSpec, workdir: Path, spp: int) -> dict[str, Any]
     write_ply(path, *floor_mesh)
     scene["floor"] = {"type": "ply", "filename": str(path), "bsdf": floor_bsdf}
     # Dice: one body and one pip mesh per distinct (size, radius), placed with to_world.
-    cache: dict[tuple[float, float], tuple[Path, Path]] = {}
+    cache: dict[tuple[float, ...], tuple[Path, Path]] = {}
     for i, die in enumerate(spec.dice):
-        key = (round(die.size_mm, 4), round(die.radius_mm, 4))
+        key = (
+            round(die.size_mm, 4),
+            round(die.radius_mm, 4),
+            round(die.pip_spacing, 4),
+            round(die.pip_radius, 4),
+            round(die.one_scale, 4),
+        )
         if key not in cache:
             body_path = workdir / f"body{len(cache)}.ply"
             pip_path = workdir / f"pips{len(cache)}.ply"
             write_ply(body_path, *rounded_cube_mesh(die.size_mm, die.radius_mm))
-            write_ply(pip_path, *pip_mesh(die.size_mm, 0.04, 0.1 * die.size_mm * 0.3))
+            pips = pip_mesh(
+                die.size_mm,
+                0.04,
+                0.03 * die.size_mm,
+                spacing=die.pip_spacing,
+                pip_radius=die.pip_radius,
+                one_scale=die.one_scale,
+            )
+            write_ply(pip_path, *pips)
             cache[key] = (body_path, pip_path)
         body_path, pip_path = cache[key]
         to_world = mi.ScalarTransform4f(_matrix(die.rotation, die.centre))

@@ -89,6 +89,9 @@ class DieSpec:
     state: str  # flat | leaning | off_tray
     support: str  # floor | wall | die | rim | table
     placement: str  # how it was placed: free, wall, corner, touching, edge, lean_wall, ...
+    pip_spacing: float = 0.26  # corner pip offset from the face centre, in edge lengths
+    pip_radius: float = 0.085  # in edge lengths
+    one_scale: float = 1.0  # size of the 1 face's pip relative to the others
 
     @property
     def half(self) -> float:
@@ -692,6 +695,22 @@ def plan_placements(rng: np.random.Generator, case: str, count: int) -> list[str
     return sorted(plan, key=lambda p: order.get(p, 0))
 
 
+def _style_pips(seed: int, dice: list[DieSpec], matched: bool) -> None:
+    """Give the dice a pip style (size, spacing, big 1) from a stream separate from the poses."""
+    rng = np.random.default_rng(seed + 9_999_991)
+
+    def draw() -> tuple[float, float, float]:
+        one = 1.0 if rng.random() < 0.7 else float(rng.uniform(1.3, 1.8))
+        return float(rng.uniform(0.07, 0.098)), float(rng.uniform(0.23, 0.28)), one
+
+    style = draw()
+    for die in dice:
+        radius, spacing, one = style if matched else draw()
+        # Keep every pip on the flat part of the face, clear of the rounded edge.
+        spacing = min(spacing, 0.49 - die.radius_mm / die.size_mm - radius)
+        die.pip_radius, die.pip_spacing, die.one_scale = radius, spacing, one
+
+
 def sample_scene(
     seed: int,
     *,
@@ -761,6 +780,7 @@ def sample_scene(
                 break
             placer.dice.append(die)
         if ok:
+            _style_pips(seed, placer.dice, matched)
             return SceneSpec(
                 seed=seed,
                 case=case,
