@@ -42,6 +42,7 @@ class FloorFit:
     lab_std: tuple[float, float, float]
     visible_share: float
     image_size: tuple[int, int]
+    chroma: tuple[float, float] = (1 / 3, 1 / 3)
 
 
 def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, float]:
@@ -56,6 +57,18 @@ def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, flo
         interpolation=cv2.INTER_AREA,
     )
     return np.asarray(small, np.uint8), small.shape[1] / w
+
+
+def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:
+    """(H, W, 2) float32 blue and red shares of each smoothed pixel's B + G + R.
+
+    Dark pixels are damped towards grey (their colour is mostly noise). Brightness is
+    divided out, so a shadow keeps the chromaticity of what it falls on.
+    """
+    f = cv2.GaussianBlur(image_bgr, (5, 5), 0).astype(np.float32)
+    total = f.sum(axis=2, keepdims=True) + 30.0
+    share = (f + 10.0) / total
+    return np.ascontiguousarray(share[..., [0, 2]])
 
 
 def lab_image(small_bgr: Image) -> npt.NDArray[np.float32]:
@@ -114,9 +127,12 @@ def find_floor(
         found = _grow(lab, colour, seeds_small)
         if found is None:
             continue
-        score, region = found
+        score, region, inside = found
         if best is None or score > best[0]:
             best = (score, region, colour)
+        # Most dice on one convex region of one colour: that is the floor; stop early.
+        if seeds_small and inside >= max(1.0, 0.6 * len(seeds_small)):
+            break
     if best is None:
         return None
     _score, region, colour = best
@@ -126,6 +142,7 @@ def find_floor(
     polygon, shape, share = _outline(region)
     if shape == "rect":
         polygon = _extend_into_shadow(small, polygon, region)
+    chroma = np.median(chromaticity(small)[region > 0], axis=0)
     polygon = polygon / scale
     polygon[:, 0] = np.clip(polygon[:, 0], 0, w - 1)
     polygon[:, 1] = np.clip(polygon[:, 1], 0, h - 1)
@@ -136,6 +153,7 @@ def find_floor(
         lab_std=(float(std[0]), float(std[1]), float(std[2])),
         visible_share=share,
         image_size=(w, h),
+        chroma=(float(chroma[0]), float(chroma[1])),
     )
 
 
@@ -156,8 +174,8 @@ def _candidate_colours(
         for x, y in pts:
             ix, iy = round(x), round(y)
             if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
-                patch = lab[iy - 2 : iy + 3, ix - 2 : ix + 3].reshape(-1, 3)
-                colours.append(np.median(patch, axis=0).astype(np.float32))
+                # ``lab`` is already median-filtered: one pixel stands for its patch.
+                colours.append(lab[iy, ix].astype(np.float32))
         # Most frequent colours first (the floor is usually what most samples hit).
         colours.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in colours))
         kept = 0
@@ -174,8 +192,8 @@ def _grow(
     lab: npt.NDArray[np.float32],
     colour: npt.NDArray[np.float32],
     seeds: Sequence[tuple[float, float]] = (),
-) -> tuple[float, npt.NDArray[np.uint8]] | None:
-    """The floor-like region of ``colour`` and its score (bigger is better), or None.
+) -> tuple[float, npt.NDArray[np.uint8], int] | None:
+    """The floor-like region of ``colour``, its score (bigger is better) and seeds in it.
 
     A region holding more of the ``seeds`` (dice, work-copy pixels) scores higher: dice lie
     in the tray far more often than beside it.
@@ -197,7 +215,7 @@ def _grow(
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     if n <= 1:
         return None
-    best: tuple[float, npt.NDArray[np.uint8]] | None = None
+    best: tuple[float, npt.NDArray[np.uint8], int] | None = None
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
     for lab_id in order[:3]:
         area = int(stats[lab_id, cv2.CC_STAT_AREA])
@@ -233,7 +251,7 @@ def _grow(
         if best is None or score > best[0]:
             region = np.zeros_like(filled)
             cv2.drawContours(region, [contour], -1, 255, -1)
-            best = (score, region)
+            best = (score, region, int(inside))
     return best
 
 

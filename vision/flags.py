@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
-from calibration.floor import FloorFit, colour_distance, find_floor, work_copy
+from calibration.floor import FloorFit, chromaticity, colour_distance, find_floor, work_copy
 from calibration.profile import TrayProfile, die_units_from_sizes, has_moved
 from vision.result import DieReading, TrayOutline
 
@@ -51,7 +51,7 @@ FAR_OUTSIDE = 2.2
 MAX_MEASURED_DICE = 30
 #: Largest die side (pixels) measured at full resolution; larger dice are measured on a
 #: reduced crop (precision is a share of the die, so nothing is lost).
-_MEASURE_SIDE = 36.0
+_MEASURE_SIDE = 30.0
 #: Lightness weight when telling die from floor: a die's side faces differ from the floor
 #: mostly in lightness (they are in the die's own shade).
 _DIE_L_WEIGHT = 0.35
@@ -165,7 +165,7 @@ def _scene(
     units = None
     if floor is not None and floor.shape == "rect":
         solved = pose_from_quad(floor.polygon, (w, h))
-        if solved is not None and solved[0].focal_known:
+        if solved is not None:
             pose = solved[0]
             units = die_units_from_sizes(pose, centres, sizes) if dice else None
     if pose is None:
@@ -177,7 +177,7 @@ def _scene(
         floor_tol=_tol(floor.lab_std) if floor is not None else 12.0,
         pose=pose,
         die_units=units,
-        floor_chroma=_floor_chroma(image, floor.polygon) if floor is not None else None,
+        floor_chroma=np.array(floor.chroma, np.float32) if floor is not None else None,
     )
 
 
@@ -194,14 +194,14 @@ def _most_dice_outside(polygon: FloatArray, dice: Sequence[DieReading]) -> bool:
 
 
 def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] | None:
-    """Median chromaticity (as :func:`_chromaticity`) of the floor, lit or shadowed."""
+    """Median chromaticity (see calibration.floor.chromaticity) of the lit or shaded floor."""
     small, scale = work_copy(image, 200)
     mask = np.zeros(small.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round(polygon * scale).astype(np.int32)], 1)
     mask = np.asarray(cv2.erode(mask, np.ones((5, 5), np.uint8)))
     if mask.sum() < 20:
         return None
-    return np.asarray(np.median(_chromaticity(small)[mask > 0], axis=0), np.float32)
+    return np.asarray(np.median(chromaticity(small)[mask > 0], axis=0), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -224,7 +224,7 @@ def _pose_from_dice(
     if 3 <= len(dice) <= MAX_MEASURED_DICE:
         f = float(base.k[0, 0])
         lab_floor = floor.lab_mean if floor is not None else None
-        for d in dice[:12]:
+        for d in dice[:8]:
             c = _silhouette_centre(image, d, dice, lab_floor)
             if c is None:
                 continue
@@ -421,7 +421,7 @@ def _measure_window(
         local = np.median(lab[ring], axis=0)
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
-    chroma = _chromaticity(crop)
+    chroma = chromaticity(crop)
     if ring.sum() and floor_lab is not None:
         # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
         # only upwards (nothing brighter than the lit floor is floor).
@@ -478,16 +478,8 @@ def _measure_window(
     return filled > 0, x0, y0, scale, valid, floor_share
 
 
-def _chromaticity(crop: Image) -> npt.NDArray[np.float32]:
-    """(H, W, 2) blue and red shares of each smoothed pixel's B + G + R."""
-    f = cv2.GaussianBlur(crop, (5, 5), 0).astype(np.float32)
-    total = f.sum(axis=2, keepdims=True) + 30.0  # dark pixels: damped towards grey
-    share = (f + 10.0) / total
-    return np.ascontiguousarray(share[..., [0, 2]])
-
-
 def _chromaticity_of_lab(lab: tuple[float, float, float]) -> npt.NDArray[np.float32]:
-    """The chromaticity (as :func:`_chromaticity`) of one 8-bit Lab colour."""
+    """The chromaticity (see calibration.floor.chromaticity) of one 8-bit Lab colour."""
     px = np.array([[lab]], np.float32).clip(0, 255).astype(np.uint8)
     bgr = cv2.cvtColor(px, cv2.COLOR_LAB2BGR).astype(np.float32)[0, 0]
     total = float(bgr.sum()) + 30.0
