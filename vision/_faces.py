@@ -207,7 +207,7 @@ class _UnionFind:
 
 
 def link_pips(
-    cands: PipCandidates, gray: npt.NDArray[np.uint8], params: ReaderParams
+    cands: PipCandidates, planes: npt.NDArray[np.uint8], params: ReaderParams
 ) -> list[IntArray]:
     """Group candidates that can lie on one face: near, alike, same face colour between them.
 
@@ -218,7 +218,7 @@ def link_pips(
         return []
     from scipy.spatial import cKDTree
 
-    h, w = gray.shape
+    h, w = planes.shape[1:]
     tree = cKDTree(cands.xy)
     reach = params.max_link_diameters * float(cands.diam.max())
     pairs = tree.query_pairs(r=reach, output_type="ndarray")
@@ -231,6 +231,7 @@ def link_pips(
         colour = np.linalg.norm(cands.ring_bgr[i] - cands.ring_bgr[j], axis=1)
         ok = (
             (cands.polarity[i] == cands.polarity[j])
+            & (cands.channel[i] == cands.channel[j])
             & (np.maximum(di, dj) <= params.max_pip_size_ratio * np.minimum(di, dj))
             & (dist <= params.max_link_diameters * mean_d)
             & (dist >= 0.8 * mean_d)
@@ -248,7 +249,7 @@ def link_pips(
             py = cands.xy[i, 1][:, None] + (cands.xy[j, 1] - cands.xy[i, 1])[:, None] * tt
             ix = np.clip(np.rint(px), 0, w - 1).astype(np.intp)
             iy = np.clip(np.rint(py), 0, h - 1).astype(np.intp)
-            vals = gray[iy, ix].astype(np.float32)
+            vals = planes[cands.channel[i][:, None], iy, ix].astype(np.float32)
             face = 0.5 * (cands.ring_gray[i] + cands.ring_gray[j])
             contrast = np.minimum(cands.contrast[i], cands.contrast[j])
             pol = cands.polarity[i]
@@ -284,6 +285,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
             return [fit]
     pts = cands.xy[members]
     diam = cands.diam[members]
+    contrast = cands.contrast[members]
     dmax = float(diam.max())
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
     subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
@@ -304,11 +306,15 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
         for row, r in zip(idx.tolist(), res.tolist(), strict=True):
             if r <= params.max_grid_residual:
-                score = (
-                    size
-                    + 0.8 * (1.0 - r / params.max_grid_residual)
-                    + 1.5 * float(diam[row].mean()) / dmax
+                # Expected confidence of the face (as the reader will judge it): a tight
+                # grid of equally contrasted pips. A stray speck or a side-face pip added to
+                # a good face makes a worse face with one pip more.
+                contrast_row = contrast[row]
+                conf = min(
+                    1.0 - 0.5 * r / params.max_grid_residual,
+                    0.25 + float(contrast_row.min() / contrast_row.max()),
                 )
+                score = size + 3.0 * conf + 1.0 * float(diam[row].mean()) / dmax
                 options.append((score, tuple(int(members[i]) for i in row)))
     chosen: list[FaceFit] = []
     used: set[int] = set()

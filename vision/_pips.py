@@ -28,7 +28,9 @@ class PipCandidates(NamedTuple):
     ``xy`` (N, 2) centres ``(x, y)``; ``diam`` (N,) diameters; ``polarity`` (N,) +1 for a
     bright pip on a darker face, -1 for a dark pip; ``contrast`` (N,) grey-level difference
     between pip and face (positive); ``ring_bgr`` (N, 3) median face colour around the pip
-    (BGR); ``ring_gray`` (N,) its grey level; ``uniformity`` (N,) share of the ring that has
+    (BGR); ``ring_gray`` (N,) its level on the candidate's plane; ``channel`` (N,) that plane
+    (0 grey, 1 red-green, 2 yellow-blue, see ``make_planes``); ``uniformity`` (N,) share of
+    the ring that has
     the face's grey level.
     """
 
@@ -40,10 +42,11 @@ class PipCandidates(NamedTuple):
     ring_gray: FloatArray
     uniformity: FloatArray
     roundness: FloatArray
+    channel: npt.NDArray[np.intp]
 
     def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PipCandidates:
         """The candidates selected by ``index`` (integer or boolean array)."""
-        return PipCandidates(*(a[index] for a in self))
+        return PipCandidates(*(a[index] for a in self))  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return int(self.xy.shape[0])
@@ -52,8 +55,36 @@ class PipCandidates(NamedTuple):
 def _empty() -> PipCandidates:
     z = np.zeros((0,), np.float32)
     return PipCandidates(
-        np.zeros((0, 2), np.float32), z, z, z, np.zeros((0, 3), np.float32), z, z, z
+        np.zeros((0, 2), np.float32),
+        z,
+        z,
+        z,
+        np.zeros((0, 3), np.float32),
+        z,
+        z,
+        z,
+        np.zeros((0,), np.intp),
     )
+
+
+#: Rows of ``make_planes``' colour transform (B, G, R weights and offset): grey, then two
+#: opponent colours at half scale around 128, so that red pips on a blue die or yellow pips
+#: on a green one stand out even where their grey levels match.
+PLANE_TRANSFORM = np.array(
+    [
+        [0.114, 0.587, 0.299, 0.0],
+        [0.0, -0.5, 0.5, 128.0],
+        [-0.5, 0.25, 0.25, 128.0],
+    ],
+    np.float32,
+)
+
+
+def make_planes(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """Grey, red-green and yellow-blue planes of a BGR image: (3, H, W) uint8."""
+    mixed = cv2.transform(bgr, PLANE_TRANSFORM)
+    out: npt.NDArray[np.uint8] = np.ascontiguousarray(np.moveaxis(mixed, 2, 0), dtype=np.uint8)
+    return out
 
 
 def _blobs_at_scale(
@@ -171,7 +202,8 @@ _RADII = np.linspace(0.2, 1.9, 18, dtype=np.float32)
 
 
 def _roundness(
-    gray: npt.NDArray[np.uint8],
+    planes: npt.NDArray[np.uint8],
+    chan: npt.NDArray[np.intp],
     xy: FloatArray,
     r: FloatArray,
     inside: FloatArray,
@@ -182,13 +214,13 @@ def _roundness(
     A ray's edge is where the grey level first crosses halfway from the blob's inside to its
     ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
     """
-    h, w = gray.shape
+    h, w = planes.shape[1:]
     pts = xy[:, None, None, :] + _RAYS[None, :, None, :] * (
         _RADII[None, None, :, None] * r[:, None, None, None]
     )
     ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
     iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
-    vals = gray[iy, ix].astype(np.float32)  # (N, 16, R)
+    vals = planes[chan[:, None, None], iy, ix].astype(np.float32)  # (N, 16, R)
     half = (0.5 * (inside + ring))[:, None, None]
     sign = np.sign(ring - inside)[:, None, None]
     out_of_blob = (vals - half) * sign > 0
@@ -201,68 +233,80 @@ def _roundness(
 
 
 def find_pip_candidates(
-    bgr: npt.NDArray[np.uint8], gray: npt.NDArray[np.uint8], params: ReaderParams
+    bgr: npt.NDArray[np.uint8], planes: npt.NDArray[np.uint8], params: ReaderParams
 ) -> PipCandidates:
     """Find round blobs of any size in the pip range, both polarities, with their face colour.
 
-    ``bgr`` (H, W, 3) uint8 and ``gray`` (H, W) uint8 are the same work image.
+    ``bgr`` (H, W, 3) uint8 is the work image and ``planes`` its ``make_planes``.
     """
-    h, w = gray.shape
+    h, w = planes.shape[1:]
     max_d = params.max_pip_frac * min(h, w)
     centres: list[FloatArray] = []
     diams: list[FloatArray] = []
     pols: list[FloatArray] = []
-    level_img = gray
-    factor = 1.0
-    # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px; each
-    # halving of the image then reaches twice bigger pips with the 23 px block at a quarter of
-    # the cost. Halving first would merge the close-set pips of a small six.
-    blocks: tuple[int, ...] = (13, 23)
-    while True:
-        for block in blocks:
-            for cxy, d, pol in _blobs_at_scale(level_img, block, params):
-                centres.append((cxy + 0.5) * factor - 0.5)
-                diams.append(d * factor)
-                pols.append(np.full(d.shape, pol, np.float32))
-        blocks = (23,)
-        if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
-            break
-        level_img = np.asarray(cv2.pyrDown(level_img), dtype=np.uint8)
-        factor *= 2.0
+    chans: list[npt.NDArray[np.intp]] = []
+
+    def search(channel: int, first_blocks: tuple[int, ...]) -> None:
+        level_img = planes[channel]
+        factor = 1.0
+        # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px;
+        # each halving of the image then reaches twice bigger pips with the 23 px block at
+        # a quarter of the cost. Halving first would merge the close-set pips of a small six.
+        blocks = first_blocks
+        while True:
+            for block in blocks:
+                for cxy, d, pol in _blobs_at_scale(level_img, block, params):
+                    centres.append((cxy + 0.5) * factor - 0.5)
+                    diams.append(d * factor)
+                    pols.append(np.full(d.shape, pol, np.float32))
+                    chans.append(np.full(d.shape, channel, np.intp))
+            blocks = (23,)
+            if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
+                break
+            level_img = np.asarray(cv2.pyrDown(level_img), dtype=np.uint8)
+            factor *= 2.0
+
+    search(0, (13, 23))
+    if params.colour_pips:
+        # Colour-only pips are rarer: one block per level is enough.
+        search(1, (17,))
+        search(2, (17,))
     if not centres:
         return _empty()
     xy = np.concatenate(centres)
     diam = np.concatenate(diams)
     pols_all = np.concatenate(pols)
+    chan = np.concatenate(chans)
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
-    xy, diam, pol = xy[keep], diam[keep], pols_all[keep]
+    xy, diam, pol, chan = xy[keep], diam[keep], pols_all[keep], chan[keep]
     if xy.shape[0] == 0:
         return _empty()
-    return _measure(bgr, gray, xy, diam, pol, params)
+    return _measure(bgr, planes, xy, diam, pol, chan, params)
 
 
 def _measure(
     bgr: npt.NDArray[np.uint8],
-    gray: npt.NDArray[np.uint8],
+    planes: npt.NDArray[np.uint8],
     xy: FloatArray,
     diam: FloatArray,
     pol: FloatArray,
+    chan: npt.NDArray[np.intp],
     params: ReaderParams,
 ) -> PipCandidates:
     """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
-    h, w = gray.shape
+    h, w = planes.shape[1:]
     r = diam / 2.0
     # Inside: the centre and four points at a third of the radius (robust to a 1 px offset).
     inner_off = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32) * 0.33
     pts = xy[:, None, :] + inner_off[None, :, :] * r[:, None, None]
     ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
     iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
-    inside = gray[iy, ix].astype(np.float32).mean(axis=1)
+    inside = planes[chan[:, None], iy, ix].astype(np.float32).mean(axis=1)
     ring_r = np.maximum(1.7 * r, r + 2.0)
     pts = xy[:, None, :] + _RING[None, :, :] * ring_r[:, None, None]
     ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
     iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
-    ring_g = gray[iy, ix].astype(np.float32)
+    ring_g = planes[chan[:, None], iy, ix].astype(np.float32)
     ring_c = bgr[iy, ix].astype(np.float32)
     # Part of the ring may fall on a neighbouring pip (close-set pips of a six): take the
     # face's grey from the side away from the pip's own polarity, and let samples that look
@@ -279,7 +323,7 @@ def _measure(
     weights = face_like[..., None].astype(np.float32)
     ring_bgr = (ring_c * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
-    rnd = _roundness(gray, xy[ok], r[ok], inside[ok], ring_gray[ok])
+    rnd = _roundness(planes, chan[ok], xy[ok], r[ok], inside[ok], ring_gray[ok])
     cands = PipCandidates(
         xy[ok],
         diam[ok],
@@ -289,6 +333,7 @@ def _measure(
         ring_gray[ok].astype(np.float32),
         uniform[ok].astype(np.float32),
         rnd,
+        chan[ok],
     )
     return _drop_containers(_dedupe(cands))
 
@@ -305,7 +350,9 @@ def _drop_containers(c: PipCandidates) -> PipCandidates:
     keep = np.ones(n, bool)
     for k in big.tolist():
         inside = tree.query_ball_point(c.xy[k], r=0.6 * float(c.diam[k]))
-        if any(c.diam[m] < 0.6 * c.diam[k] for m in inside if m != k):
+        if any(
+            c.diam[m] < 0.6 * c.diam[k] and c.channel[m] == c.channel[k] for m in inside if m != k
+        ):
             keep[k] = False
     return c.take(keep)
 
@@ -317,7 +364,8 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
         return c
     from scipy.spatial import cKDTree
 
-    order = np.argsort(-(c.contrast * c.uniformity))
+    # Grey finds come first: a pip that also shows in a colour plane is the same pip.
+    order = np.lexsort((-(c.contrast * c.uniformity), c.channel))
     tree = cKDTree(c.xy)
     pairs = tree.query_pairs(r=float(c.diam.max()), output_type="ndarray")
     if pairs.shape[0] == 0:
@@ -327,10 +375,11 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
     big = np.maximum(c.diam[i], c.diam[j])
     # Only the same blob seen at two scales; a die-sized blob around pips is left for
     # _drop_containers, so it cannot hide the pips.
-    close = (
-        (dist < 0.6 * big)
-        & (c.polarity[i] == c.polarity[j])
-        & (big <= 2.0 * np.minimum(c.diam[i], c.diam[j]))
+    same_kind = (c.polarity[i] == c.polarity[j]) & (c.channel[i] == c.channel[j])
+    close = ((dist < 0.6 * big) & same_kind & (big <= 2.0 * np.minimum(c.diam[i], c.diam[j]))) | (
+        # Anything found on a colour plane inside or right beside a grey find is the same pip
+        # (or its rim).
+        (c.channel[i] != c.channel[j]) & (dist < 0.7 * big)
     )
     i, j = i[close], j[close]
     rank = np.empty(n, np.intp)

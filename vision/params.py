@@ -22,6 +22,8 @@ class ReaderParams(NamedTuple):
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.
     max_pip_frac: float = 0.25
+    #: Also look for pips that differ from their face in colour more than in grey level.
+    colour_pips: bool = True
     #: Least grey-level difference between a pip and the face around it.
     min_pip_contrast: float = 14.0
     #: Least share of the ring around a pip that must have the face's colour.

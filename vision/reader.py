@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision._faces import FaceFit, fit_cluster, link_pips, single_pip
-from vision._pips import PipCandidates, find_pip_candidates
+from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
 from vision.io import decode
 from vision.params import DEFAULTS, ReaderParams
 from vision.result import DieReading, TrayReading
@@ -152,28 +152,30 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
 
 def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
     """Find and read dice on the work image; positions in its pixels."""
-    gray: Image = np.asarray(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), dtype=np.uint8)
-    cands = find_pip_candidates(work, gray, params)
+    planes = make_planes(work)
+    cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
         return []
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     fits: list[FaceFit] = []
-    for members in link_pips(cands, gray, params):
+    for members in link_pips(cands, planes, params):
         if members.shape[0] == 1:
             fits.append(single_pip(cands, int(members[0])))
             continue
         fits.extend(fit_cluster(cands, members, params))
     checked = []
     for fit in fits:
-        die = _check_face(fit, cands, gray, blur, params)
+        die = _check_face(fit, cands, planes, blur, params)
         if die is not None:
             diam = float(np.mean(cands.diam[list(fit.members)]))
-            checked.append((diam * float(np.sqrt(die.squash)), diam, die))
+            colour_only = int(cands.channel[fit.members[0]]) > 0
+            checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
-    checked.sort(key=lambda t: (-t[0], -t[1]))
+    # Faces found on the grey plane before colour-only ones.
+    checked.sort(key=lambda t: (t[0], t[1], -t[2]))
     dice: list[tuple[float, _Die]] = []
-    for _key, diam, die in checked:
+    for _colour, _key, diam, die in checked:
         if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
@@ -347,6 +349,7 @@ def _face_support(
     rings_bgr: npt.NDArray[np.float32],
     contrast: float,
     polarity: float,
+    channel: int,
 ) -> float:
     """Share of points on the fitted face, off its pips, that have the face's colour."""
     h, w = blur.shape[:2]
@@ -372,8 +375,9 @@ def _face_support(
     like_face = np.linalg.norm(px - face, axis=1) <= tol
     # On small dice the strip is narrow and a point may touch a pip's blurred rim: a point
     # shaded towards the pips' grey is no evidence against the face.
-    grey = px @ np.array([0.114, 0.587, 0.299], np.float32)
-    face_grey = float(face @ np.array([0.114, 0.587, 0.299], np.float32))
+    weights, offset = PLANE_TRANSFORM[channel, :3], float(PLANE_TRANSFORM[channel, 3])
+    grey = px @ weights + offset
+    face_grey = float(face @ weights) + offset
     like_pip = polarity * (grey - face_grey) > 0.4 * contrast
     return float((like_face | like_pip).mean())
 
@@ -417,7 +421,11 @@ def _sample(gray: Image, pts: npt.NDArray[np.float32], radius: float) -> npt.NDA
 
 
 def _check_face(
-    fit: FaceFit, cands: PipCandidates, gray: Image, blur: Image, params: ReaderParams
+    fit: FaceFit,
+    cands: PipCandidates,
+    planes: npt.NDArray[np.uint8],
+    blur: Image,
+    params: ReaderParams,
 ) -> _Die | None:
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
@@ -427,6 +435,9 @@ def _check_face(
     diam = float(np.mean(cands.diam[members]))
     contrast = cands.contrast[members]
     pol = float(cands.polarity[members[0]])
+    # The pips' plane (grey or a colour plane) and the face's level on it.
+    channel = int(cands.channel[members[0]])
+    plane = planes[channel]
     face_gray = float(np.mean(cands.ring_gray[members]))
     if fit.value == 1:
         if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
@@ -460,23 +471,29 @@ def _check_face(
         # The face around the grid must be one colour: the strip between the outer pips and
         # the face's edge, and the empty grid places. Pips that are really on two dice, or
         # on a die and the floor, leave part of this "face" on something else.
-        support = _face_support(blur, fit, cands.ring_bgr[members], float(np.mean(contrast)), pol)
-        if support < 0.35:
-            return None
-        quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
+        # Four pips or more in a die's layout are evidence enough; two or three may be
+        # specks or pips of two dice.
+        if fit.value <= 3:
+            support = _face_support(
+                blur, fit, cands.ring_bgr[members], float(np.mean(contrast)), pol, channel
+            )
+            if support < 0.35:
+                return None
+            quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
     ghost = 0.0
     if fit.empty_places.shape[0]:
-        vals = _sample(gray, fit.empty_places, 0.5 * diam)
+        vals = _sample(plane, fit.empty_places, 0.5 * diam)
         ghost = float(np.max(pol * (vals - face_gray))) / float(np.mean(contrast))
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
     quality_pips = min(1.0, 0.25 + quality_pips)
+    face_bright = float(np.mean(cands.ring_bgr[members], axis=0) @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
         1.0
         - 0.5
-        * _glare_share(blur, fit, size, face_gray, cands.xy[members], diam)
+        * _glare_share(blur, fit, size, face_bright, cands.xy[members], diam)
         / params.max_glare_share
     )
     confidence = float(
