@@ -33,7 +33,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     Settings: ``DATABASE`` (the SQLite file), ``PHOTOS`` (the photo folder, default
     ``photos`` beside the database), ``JOIN_SECRET`` (None: no join link needed),
-    ``SECRET_KEY`` (signs the session; random per server by default).
+    ``SECRET_KEY`` (signs the session; random per server by default), ``COACH_CACHE_DIR``
+    (the coach's tables; None: ``companion.coach.cache``'s default, the user cache directory).
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -41,6 +42,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SECRET_KEY=secrets.token_hex(32),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         JOIN_SECRET=None,
+        COACH_CACHE_DIR=None,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
     )
@@ -50,9 +52,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.config["PHOTOS"] = str(Path(app.config["DATABASE"]).parent / "photos")
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    from companion.web import api, db, pages, security
+    from companion.web import api, coaching, db, pages, security
 
     db.init_app(app)
+    coaching.init_app(app)
     security.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)

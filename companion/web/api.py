@@ -11,8 +11,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from werkzeug.utils import secure_filename
 
-from companion.rules import BoxState, IllegalActionError, InvalidInputError, State
-from companion.web import photos, play
+from companion.rules import BoxState, InvalidInputError, State
+from companion.web import coaching, photos, play
 from companion.web.db import get_db
 from companion.web.errors import PhotoError, ReadingNeedsHelpError, WebError
 from companion.web.reading import thrown_dice, web_reading
@@ -173,12 +173,14 @@ def create_game() -> tuple[Response, int]:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise InvalidInputError('"players" must be a list of names, e.g. ["Ann", "Bo"]')
     options = {}
-    for key in ("tiebreak", "practice"):
+    for key in ("tiebreak", "practice", "coach"):
         value = body.get(key, False)
         if not isinstance(value, bool):
             raise InvalidInputError(f'"{key}" must be true or false, not {value!r}')
         options[key] = value
     rp = play.create(get_db(), game, players, **options)
+    if rp.game.coach:
+        coaching.warm(rp.game.game, coaching.cache_dir_of(current_app))
     return _ok(rp, 201)
 
 
@@ -188,27 +190,25 @@ def get_game(gid: str) -> Response:
 
 
 @bp.get("/games/<gid>/advice")
-def advice(gid: str) -> Response:
-    """The coach's advice for the player to act (opt-in: the table asks only on a tap)."""
-    from companion.coach.api import advice_json
+def advice(gid: str) -> tuple[Response, int]:
+    """The coach's advice for the player to act; 409 unless the game has the coach on.
 
-    state = play.replay_game(get_db(), gid).state
-    if state.finished:
-        raise IllegalActionError("the game is over")
-    if state.pending:
-        raise IllegalActionError("roll the leaning or fallen dice again first")
-    if isinstance(state, BoxState):
-        if state.phase != "play":
-            raise IllegalActionError("the coach does not play tie-break turns")
-        filled = state.sheets[state.current].filled
-        if not state.rolls_used:
-            return jsonify(advice_json(state.game.id, filled=filled))
-        return jsonify(
-            advice_json(state.game.id, dice=list(state.dice), filled=filled, roll=state.rolls_used)
+    While the game's table is still being built the answer is 202 ``{"thinking": true}``
+    with ``Retry-After``: ask again shortly.
+    """
+    rp = play.replay_game(get_db(), gid)
+    if not rp.game.coach:
+        raise coaching.CoachOffError(
+            "the coach is off in this game: it is switched on for everyone when the game starts"
         )
-    return jsonify(
-        advice_json(state.game.id, turn_total=state.turn_total, dice_left=state.dice_left)
-    )
+    cache = coaching.cache_dir_of(current_app)
+    if not coaching.is_ready(rp.game.game, cache, wait_s=coaching.WAIT_S):
+        answer = jsonify(thinking=True, message="the coach is still thinking", version=rp.version)
+        answer.headers["Retry-After"] = "1"
+        return answer, 202
+    out = coaching.advice_for(rp.state, cache)
+    out["version"] = rp.version
+    return jsonify(out), 200
 
 
 @bp.get("/games/<gid>/history")
@@ -328,10 +328,26 @@ def _simple(gid: str, kind: str, payload: dict[str, Any] | None = None) -> tuple
     return _ok(play.act(get_db(), gid, kind, payload, version=_version(body)))
 
 
+def _coached(gid: str, kind: str, payload: dict[str, Any]) -> tuple[Response, int]:
+    """A score or a bank; in a coach game the payload also records what the coach showed."""
+    db = get_db()
+    body = _body()
+    row, _ = play.load(db, gid)
+    if not row.coach:
+        return _ok(play.act(db, gid, kind, payload, version=_version(body)))
+    cache = coaching.cache_dir_of(current_app)
+    chosen = str(payload.get("category", kind))
+
+    def decide(state: State) -> tuple[str, dict[str, Any]]:
+        return kind, {**payload, "coach": coaching.note(state, chosen, cache)}
+
+    return _ok(play.act(db, gid, decide, version=_version(body)))
+
+
 @bp.post("/games/<gid>/score")
 def score_box(gid: str) -> tuple[Response, int]:
     body = _body()
-    return _simple(gid, "score", {"category": body.get("category")})
+    return _coached(gid, "score", {"category": body.get("category")})
 
 
 @bp.post("/games/<gid>/correct")
@@ -358,7 +374,7 @@ def correct(gid: str) -> tuple[Response, int]:
 
 @bp.post("/games/<gid>/bank")
 def bank(gid: str) -> tuple[Response, int]:
-    return _simple(gid, "bank")
+    return _coached(gid, "bank", {})
 
 
 @bp.post("/games/<gid>/stand")

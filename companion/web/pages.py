@@ -18,7 +18,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.rules import GAMES, BoxGame, RulesError, find_game
-from companion.web import photos, play
+from companion.web import coaching, photos, play
 from companion.web.db import get_db
 from companion.web.security import JOIN_COOKIE
 from companion.web.view import history_json, state_json
@@ -59,6 +59,7 @@ def new_game() -> BaseResponse | tuple[str, int]:
             players,
             tiebreak=form.get("tiebreak") == "on",
             practice=form.get("practice") == "on",
+            coach=form.get("coach") == "on",
         )
     except RulesError as exc:
         return (
@@ -67,10 +68,16 @@ def new_game() -> BaseResponse | tuple[str, int]:
                 games=_games(),
                 recent=play.recent(get_db()),
                 error=str(exc),
-                form={"game": form.get("game"), "players": players},
+                form={
+                    "game": form.get("game"),
+                    "players": players,
+                    "coach": form.get("coach") == "on",
+                },
             ),
             400,
         )
+    if rp.game.coach:
+        coaching.warm(rp.game.game, coaching.cache_dir_of(current_app))
     return redirect(url_for("pages.table", gid=rp.game.id), code=303)
 
 

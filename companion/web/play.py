@@ -1,7 +1,9 @@
 """Games as event logs: create a game, append an action in one transaction, rebuild the state
 by replaying the actions through the rules engine.
 
-A game row holds the game id, the players and the options; the ``actions`` rows hold every
+A game row holds the game id, the players and the options (a JSON object: ``tiebreak``,
+``practice``, ``coach``; a missing key is off, so older games need no migration); the
+``actions`` rows hold every
 action in order (``seq`` 1, 2, ...), each with its JSON payload, the photo it was read from
 and the reader's original reading. Undo appends an ``undo`` row naming the action it cancels,
 so nothing is ever deleted: the history shows the cancelled action and the undo. The game's
@@ -36,6 +38,11 @@ class GameRow:
     players: tuple[str, ...]
     options: dict[str, bool]
     created: str
+
+    @property
+    def coach(self) -> bool:
+        """Whether the players switched the coach on (games stored before it: off)."""
+        return self.options.get("coach") is True
 
 
 @dataclass(frozen=True)
@@ -89,14 +96,19 @@ def create(
     *,
     tiebreak: bool = False,
     practice: bool = False,
+    coach: bool = False,
 ) -> Replay:
-    """Check the options with the rules engine, store the game and return its fresh replay."""
+    """Check the options with the rules engine, store the game and return its fresh replay.
+
+    ``coach`` (the best-play advice shown to every player) is the companion's option, not a
+    rule: the rules engine never sees it.
+    """
     state = new_game(game_id, players, tiebreak=tiebreak, practice=practice)
     row = GameRow(
         new_id(),
         state.game.id,
         tuple(state.players),
-        {"tiebreak": tiebreak, "practice": practice},
+        {"tiebreak": tiebreak, "practice": practice, "coach": coach},
         now(),
     )
     with immediate(conn):
@@ -191,7 +203,12 @@ def replay(row: GameRow, actions: list[Action]) -> Replay:
     for a in actions:
         if a.kind == "undo":
             undone[int(a.payload["undoes"])] = a.seq
-    state = new_game(row.game, list(row.players), **row.options)
+    state = new_game(
+        row.game,
+        list(row.players),
+        tiebreak=bool(row.options.get("tiebreak")),
+        practice=bool(row.options.get("practice")),
+    )
     steps: list[Step] = []
     for a in actions:
         step = Step(a, undone_by=undone.get(a.seq))

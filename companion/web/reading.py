@@ -33,7 +33,8 @@ def reading_json(reading: TrayReading, image_name: str) -> dict[str, Any]:
     """The JSON object of ``dice-companion read --json`` for one photo.
 
     Positions are pixels ``[x, y]`` of the photo as displayed (EXIF orientation applied);
-    ``size`` is the die's side in pixels; ``tray`` is ``{"polygon": [[x, y], ...]}`` (the floor outline) or null;
+    ``size`` is the die's side in pixels; ``tray`` is ``{"polygon": [[x, y], ...]}`` (the
+    floor outline) or null;
     ``faces`` the values that count, ``reroll`` the indices of dice to roll again.
     """
     return {

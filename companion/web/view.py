@@ -61,6 +61,7 @@ def state_json(rp: Replay) -> dict[str, Any]:
         tie_rule=state.game.tie_rule,
         dice_count=state.game.dice_count,
         name=state.game.name,
+        coach=rp.game.coach,
     )
     if isinstance(state, BoxState):
         game = state.game
@@ -84,12 +85,57 @@ def state_json(rp: Replay) -> dict[str, Any]:
     return out
 
 
+def _value(choice: dict[str, Any]) -> str:
+    if "expected_final_score" in choice:
+        return f"expected final score {choice['expected_final_score']:.1f}"
+    return f"expected {choice.get('expected_points', 0):.0f} points this turn"
+
+
+def _choice(choice: dict[str, Any], labels: dict[str, str]) -> str:
+    if "keep" in choice:
+        kept = ", ".join(str(v) for v in choice["keep"])
+        return f"keep {kept} and roll again" if kept else "roll every die again"
+    if "category" in choice:
+        label = labels.get(choice["category"], choice["category"])
+        return f"{label} ({choice.get('points', 0)})"
+    return "bank" if choice.get("choice") == "bank" else "throw again"
+
+
+def coach_sentence(rp: Replay, step: Step) -> str | None:
+    """For a score or a bank: whether the coach's advice was shown, and what it said."""
+    a = step.action
+    if a.kind not in ("score", "bank"):
+        return None
+    note = a.payload.get("coach")
+    if not rp.game.coach or not isinstance(note, dict):
+        return "coach off: no advice shown"
+    if not note.get("shown"):
+        return f"no advice shown: {note.get('why', 'the coach had none')}"
+    labels = (
+        {c.id: c.label for c in rp.state.game.categories} if isinstance(rp.state, BoxState) else {}
+    )
+    best = note.get("best") or {}
+    text = f"advice shown: best {_choice(best, labels)}, {_value(best)}"
+    chosen = note.get("chosen")
+    if chosen and chosen != best:
+        text += f"; this choice {_value(chosen)}"
+    elif chosen:
+        text += " (this choice)"
+    return text
+
+
 def history_json(rp: Replay) -> dict[str, Any]:
-    """Every action in order with who made it, what it did, its photo and reading."""
+    """Every action in order with who made it, what it did, its photo and reading.
+
+    ``coach_note`` on a score or a bank says whether the coach's advice was shown and what
+    it was (the payload's ``coach`` holds the numbers).
+    """
     return {
         "id": rp.game.id,
         "game": rp.game.game,
         "players": list(rp.game.players),
+        "options": dict(rp.game.options),
+        "coach": rp.game.coach,
         "version": rp.version,
         "actions": [
             {
@@ -101,6 +147,7 @@ def history_json(rp: Replay) -> dict[str, Any]:
                 "event": s.event,
                 "undone_by": s.undone_by,
                 "photo": photo_json(s),
+                "coach_note": coach_sentence(rp, s),
             }
             for s in rp.steps
         ],

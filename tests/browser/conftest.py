@@ -4,6 +4,7 @@ and tray photos (sample_images/ first, drawn ones when no sample fits)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -36,10 +37,17 @@ def _free_port() -> int:
     return port
 
 
+@pytest.fixture(scope="session")
+def coach_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The coach's tables for the session's servers (never the user's cache directory)."""
+    return tmp_path_factory.mktemp("coach-cache")
+
+
 @pytest.fixture
-def base_url(tmp_path: Path) -> Iterator[str]:
+def base_url(tmp_path: Path, coach_cache: Path) -> Iterator[str]:
     """A companion served by waitress on a free port, like ``dice-companion serve``."""
     port = _free_port()
+    env = {**os.environ, "DICE_COMPANION_CACHE_DIR": str(coach_cache)}
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -54,6 +62,7 @@ def base_url(tmp_path: Path) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
+        env=env,
     )
     deadline = time.monotonic() + 30
     while True:

@@ -120,9 +120,9 @@ def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
             page.click("#die-panel-close")
             assert not page.locator("#die-panel").is_visible()
         if turn == 3:
-            page.click("#coach-button")
-            page.wait_for_selector("#coach li.best")
-            assert "expected final score" in page.inner_text("#coach li.best")
+            # The coach is off in this game: no advice anywhere.
+            assert not page.locator("#coach-card").is_visible()
+            assert page.locator(".option-coach").count() == 0
             page.screenshot(path="/tmp/dice-table-phone.png", full_page=True)
             page.set_viewport_size(LAPTOP)
             page.screenshot(path="/tmp/dice-table-laptop.png", full_page=True)
@@ -234,3 +234,46 @@ def test_two_phones_at_one_table_cannot_both_roll(base_url: str, browser: Any) -
     assert page_dice(second) == [5, 5, 1]
     s = state(base_url, second)
     assert s["roll_number"] == 1 and [d["value"] for d in s["dice"]] == [5, 5, 1]
+
+
+def test_the_coach_shows_its_advice_when_the_players_switch_it_on(
+    base_url: str, browser: Any
+) -> None:
+    page = browser.new_page(viewport=PHONE)
+    page.goto(base_url + "/")
+    page.check('input[name=game][value="three-dice"]')
+    page.fill("#players input[name=player] >> nth=0", "Ann")
+    page.check("input[name=coach]")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table")
+    # Before the first roll: the expected final score of the whole game.
+    page.wait_for_function("document.querySelector('#coach-line').innerText.includes('39.0')")
+    page.fill("#type-input", "4 4 2")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    # After roll 1, without a tap: which dice to keep, and every box's expected final score.
+    page.wait_for_function("document.querySelector('#coach-line').innerText.includes('keep 4, 4')")
+    assert "expected final score" in page.inner_text("#coach li.best")
+    boxes = page.locator("#options .option")
+    assert page.locator("#options .option-coach").count() == boxes.count() > 0
+    page.click("#coach-keep-button")
+    assert page_dice(page) == [4, 4, 2]
+    kept = page.eval_on_selector_all(
+        "#dice .die", "els => els.map(e => e.classList.contains('kept'))"
+    )
+    assert kept == [True, True, False]
+    page.fill("#type-input", "4")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    page.fill("#type-input", "")
+    # After roll 2 keep all three and stop: the best box is marked beside the categories.
+    page.wait_for_function("document.querySelector('#coach-line').innerText.includes('Best')")
+    assert page.locator("#options .option.coach-best").count() in (0, 1)
+    page.screenshot(path="/tmp/dice-coach-phone.png", full_page=True)
+    page.set_viewport_size(LAPTOP)
+    page.screenshot(path="/tmp/dice-coach-laptop.png", full_page=True)
+    page.locator('#options .option[data-category="fours"]').click()
+    wait_idle(page)
+    page.goto(f"{base_url}/games/{page.get_attribute('#table', 'data-game')}/history")
+    assert "coach: on" in page.inner_text("main")
+    assert "advice shown: best" in page.inner_text('.history li[data-kind="score"]')

@@ -13,9 +13,21 @@ from web_helpers import FakeReader
 from companion.web import create_app
 
 
+@pytest.fixture(scope="session")
+def coach_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The coach's tables for the whole session (never the user's cache directory)."""
+    return tmp_path_factory.mktemp("coach-cache")
+
+
 @pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "games.sqlite3")})
+def app(tmp_path: Path, coach_cache: Path) -> Iterator[Flask]:
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "games.sqlite3"),
+            "COACH_CACHE_DIR": str(coach_cache),
+        }
+    )
     yield app
 
 

@@ -591,17 +591,3 @@ def test_a_free_reroll_photo_may_show_only_the_rerolled_die(
     reader.push(die(3, 10))
     status, s = photo_roll(client, gid)
     assert status == 200 and [d["value"] for d in s["dice"]] == [4, 3, 2]
-
-
-def test_the_coach_advises_the_player_to_act(client: FlaskClient) -> None:
-    gid = new_game(client)["id"]
-    res = client.get(f"/api/games/{gid}/advice")
-    assert res.status_code == 200 and "expected_final_score" in res.get_json()
-    post(client, f"/api/games/{gid}/roll", dice=[4, 4, 2])
-    advice = client.get(f"/api/games/{gid}/advice").get_json()
-    assert advice["choose"] == "keep" and advice["choices"][0]["keep"] == [4, 4]
-    ten = new_game(client, "ten-dice", ["Ann", "Bo"])["id"]
-    post(client, f"/api/games/{ten}/roll", dice=[1, 1, 2, 2, 2, 3, 3, 5, 5, 6])
-    advice = client.get(f"/api/games/{ten}/advice").get_json()
-    assert {c["choice"] for c in advice["choices"]} == {"throw", "bank"}
-    assert client.get("/api/games/nope/advice").status_code == 404

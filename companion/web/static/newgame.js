@@ -27,7 +27,6 @@
     document.getElementById("opt-practice").hidden = !pr;
     if (!tb) form.tiebreak.checked = false;
     if (!pr) form.practice.checked = false;
-    document.getElementById("no-options").hidden = tb || pr;
   }
   document.getElementById("add-player").addEventListener("click", function () {
     addField("").focus(); update();

@@ -289,6 +289,7 @@
     list.textContent = "";
     const labels = {};
     (S.categories || []).forEach(function (c) { labels[c.id] = c.label; });
+    const advice = coachBoxes();
     opts.forEach(function (o, k) {
       const li = document.createElement("li");
       const b = document.createElement("button");
@@ -306,6 +307,15 @@
       why.textContent = o.reason.replace(/ \(rule: .*\)$/, "");
       b.title = o.reason;
       b.append(name, pts, why);
+      const c = advice && advice.by[o.category];
+      if (c) {
+        const note = document.createElement("span");
+        note.className = "option-coach";
+        note.textContent = "Coach: expected final score " + round1(c.expected_final_score) +
+          (advice.best === o.category ? " · best" : advice.stop === o.category && !advice.best ? " · best box if you stop" : "");
+        if (advice.best === o.category) b.classList.add("coach-best");
+        b.appendChild(note);
+      }
       b.addEventListener("click", function () {
         send("/score", { category: o.category }, function () { keep = new Set(); });
       });
@@ -314,49 +324,125 @@
     });
   }
 
-  let coachFor = null;  // the version the coach's answer belongs to
-  function renderCoach() {
-    const canAsk = !S.finished && !S.pending_reroll.length &&
-      (isBox() ? S.phase === "play" && S.can_score : S.can_bank);
-    $("coach-card").hidden = !canAsk;
-    if (coachFor !== S.version) $("coach").textContent = "";
+  // -- the coach (a game option, on for everyone): advice fetched after every change -------
+  const coach = { version: null, data: null, thinking: false, error: null, timer: null, asking: false };
+
+  function coachApplies() {
+    return S.coach && !S.finished && !S.pending_reroll.length && (!isBox() || S.phase === "play");
   }
 
-  async function askCoach() {
-    const list = $("coach");
-    list.textContent = "";
-    list.appendChild(cell("li", "Thinking…", "muted"));
-    let a;
+  function coachFor(version) { return coach.version === version && coach.data ? coach.data : null; }
+
+  function round1(x) { return (Math.round(x * 10) / 10).toFixed(1); }
+
+  async function fetchCoach() {
+    if (!coachApplies() || coach.asking) return;
+    if (coach.version === S.version && (coach.data || coach.error)) return;
+    coach.asking = true;
+    const asked = S.version;
+    let a = null, error = null;
     try {
       a = await Dice.api(base + "/advice");
     } catch (err) {
-      list.textContent = "";
-      list.appendChild(cell("li", (err.data || {}).error || "the coach is not available", "muted"));
+      error = (err.data || {}).error || "the coach is not available";
+    }
+    coach.asking = false;
+    if (S.version !== asked) { fetchCoach(); return; }  // the game moved on meanwhile
+    clearTimeout(coach.timer);
+    coach.version = asked;
+    coach.thinking = !!(a && a.thinking);
+    coach.data = a && !a.thinking ? a : null;
+    coach.error = error;
+    if (coach.thinking) {
+      // The table is being built (several seconds, the first time only): ask again shortly.
+      coach.timer = setTimeout(function () { coach.version = null; fetchCoach(); }, 1500);
+    }
+    renderCoach();
+    renderOptions();
+  }
+
+  function keepPositions(values) {
+    // The positions of the dice on the table that show the values to keep.
+    const left = values.slice();
+    const out = [];
+    S.dice.forEach(function (d, i) {
+      const k = left.indexOf(d.value);
+      if (k >= 0 && !d.flagged) { left.splice(k, 1); out.push(i); }
+    });
+    return out;
+  }
+
+  function renderCoach() {
+    const card = $("coach-card");
+    card.hidden = !S.coach || S.finished;
+    if (card.hidden) return;
+    const list = $("coach");
+    const line = $("coach-line");
+    const useBtn = $("coach-keep-button");
+    list.textContent = "";
+    useBtn.hidden = true;
+    if (!coachApplies()) {
+      line.textContent = S.pending_reroll.length ? "The coach waits for the free reroll."
+        : "The coach does not play tie-break turns.";
       return;
     }
-    coachFor = S.version;
-    list.textContent = "";
+    const a = coachFor(S.version);
+    if (!a) {
+      line.textContent = coach.error && coach.version === S.version ? coach.error
+        : coach.thinking ? "The coach is still thinking (its table is built once, in a few seconds)…"
+        : "The coach is looking…";
+      fetchCoach();
+      return;
+    }
     const labels = {};
     (S.categories || []).forEach(function (c) { labels[c.id] = c.label; });
-    const round = function (x) { return Math.round(x * 10) / 10; };
-    (a.choices || []).slice(0, 3).forEach(function (c, k) {
-      let text;
-      if (c.keep !== undefined) {
-        text = (c.keep.length ? "Keep " + c.keep.join(", ") : "Roll them all again") +
-          ": expected final score " + round(c.expected_final_score);
-      } else if (c.category !== undefined) {
-        text = "Take " + (labels[c.category] || c.category) + " (" + c.points + "): expected final score " +
-          round(c.expected_final_score);
-      } else {
-        text = (c.choice === "bank" ? "Bank" : "Throw again") + ": expect " + Math.round(c.expected_points) + " points this turn";
-      }
-      list.appendChild(cell("li", text, k === 0 ? "best" : ""));
-    });
-    if (a.choose === "keep" && a.if_you_stop && a.if_you_stop.length) {
-      const b = a.if_you_stop[0];
-      list.appendChild(cell("li", "If you stop now: " + (labels[b.category] || b.category) + " (" + b.points +
-        "), expected final score " + round(b.expected_final_score), "muted"));
+    const choices = a.choices || [];
+    if (a.expected_final_score !== undefined && !choices.length) {
+      line.textContent = "Expected final score from here, playing best: " + round1(a.expected_final_score) + ".";
+      return;
     }
+    if (a.choose === "keep") {
+      const best = choices[0];
+      line.textContent = best.keep.length === S.dice.length ? "Best: stop and choose a box below."
+        : best.keep.length ? "Best: keep " + best.keep.join(", ") + " and roll the rest again."
+        : "Best: roll every die again.";
+      choices.slice(0, 3).forEach(function (c, k) {
+        const text = (c.keep.length === S.dice.length ? "Keep them all (stop)" :
+          c.keep.length ? "Keep " + c.keep.join(", ") : "Roll them all again") +
+          ": expected final score " + round1(c.expected_final_score);
+        list.appendChild(cell("li", text, k === 0 ? "best" : ""));
+      });
+      if (keepable() && best.keep.length && best.keep.length < S.dice.length) {
+        useBtn.hidden = false;
+        useBtn.textContent = "Keep " + best.keep.join(", ") + " for me";
+        useBtn.onclick = function () { keep = new Set(keepPositions(best.keep)); render(); };
+      }
+    } else if (a.choose === "box") {
+      const best = choices[0];
+      line.textContent = "Best box: " + (labels[best.category] || best.category) + " (" + best.points +
+        "), expected final score " + round1(best.expected_final_score) + ". Every box below shows its own.";
+    } else if (a.bust) {
+      line.textContent = "Bust: nothing to choose.";
+    } else {
+      const best = choices[0];
+      line.textContent = best.choice === "bank" ? "Best: bank the points." : "Best: throw again.";
+      choices.forEach(function (c, k) {
+        list.appendChild(cell("li", (c.choice === "bank" ? "Bank" : "Throw again") + ": expect " +
+          Math.round(c.expected_points) + " points this turn", k === 0 ? "best" : ""));
+      });
+    }
+    if (a.policy) list.appendChild(cell("li", "Plays for: " + a.policy.replace(/^turn: /, "") + ".", "muted small"));
+  }
+
+  /** The coach's expected final score of each box, and its best box, for the options list. */
+  function coachBoxes() {
+    const a = coachFor(S.version);
+    if (!a || !isBox()) return null;
+    const boxes = a.choose === "box" ? a.choices : a.if_you_stop;
+    if (!boxes || !boxes.length) return null;
+    const by = {};
+    boxes.forEach(function (b) { by[b.category] = b; });
+    return { by: by, best: a.choose === "box" ? boxes[0].category : null, stop: boxes[0].category };
   }
 
   function cell(tag, text, cls) {
@@ -512,7 +598,6 @@
   });
 
   $("bank-button").addEventListener("click", function () { send("/bank", {}); });
-  $("coach-button").addEventListener("click", askCoach);
   $("stand-button").addEventListener("click", function () { send("/stand", {}); });
   $("undo-button").addEventListener("click", function () {
     send("/undo", {}, function () { keep = new Set(); selected = null; });
