@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -106,7 +106,12 @@ def _blobs_at_scale(
             mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, -c), cv2.CMP_LT)
         else:
             mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, c), cv2.CMP_GT)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        # 16-bit labels are much faster to write; a mask with more pixels than 16 bits can
+        # number could hold more components, so it falls back to 32 bits.
+        ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
+        n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+            mask, 8, ltype, cv2.CCL_SPAGHETTI
+        )
         if n <= 1:
             continue
         st = stats[1:]
@@ -135,7 +140,7 @@ def _blobs_at_scale(
             & (fill >= 0.3)
         )
         split_xy, split_d = _split_merged(
-            np.asarray(labels, np.int32), np.asarray(st, np.int32), merged, dmin, dmax
+            np.asarray(labels), np.asarray(st, np.int32), merged, dmin, dmax
         )
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity))
@@ -149,7 +154,7 @@ def _blobs_at_scale(
 
 
 def _split_merged(
-    labels: npt.NDArray[np.int32],
+    labels: npt.NDArray[np.integer[Any]],
     stats: npt.NDArray[np.int32],
     index: npt.NDArray[np.intp],
     dmin: float,
@@ -246,7 +251,7 @@ def find_pip_candidates(
     pols: list[FloatArray] = []
     chans: list[npt.NDArray[np.intp]] = []
 
-    def search(channel: int, first_blocks: tuple[int, ...]) -> None:
+    def search(channel: int, first_blocks: tuple[int, ...], levels: int = 99) -> None:
         level_img = planes[channel]
         factor = 1.0
         # Blocks of 13 and 23 px on the full work image cover pip diameters ~2.5-13 px;
@@ -261,16 +266,18 @@ def find_pip_candidates(
                     pols.append(np.full(d.shape, pol, np.float32))
                     chans.append(np.full(d.shape, channel, np.intp))
             blocks = (23,)
-            if 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
+            levels -= 1
+            if levels <= 0 or 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
                 break
             level_img = np.asarray(cv2.pyrDown(level_img), dtype=np.uint8)
             factor *= 2.0
 
     search(0, (13, 23))
     if params.colour_pips:
-        # Colour-only pips are rarer: one block per level is enough.
-        search(1, (17,))
-        search(2, (17,))
+        # Colour-only pips are rarer: one block on the full work image is enough (bigger
+        # pips on a die big in the frame usually differ in grey level too).
+        search(1, (17,), levels=1)
+        search(2, (17,), levels=1)
     if not centres:
         return _empty()
     xy = np.concatenate(centres)
