@@ -503,6 +503,9 @@ def _check_face(
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
+    if value is None and fit.value == 2:
+        # Two doubtful blobs are far more often specks or a side face than a die.
+        return None
     face_bgr = np.mean(cands.ring_bgr[members], axis=0)
     squash = min(fit.squash, float(np.mean(cands.roundness[members])))
     return _Die(
