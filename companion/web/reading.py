@@ -63,10 +63,14 @@ def reading_json(reading: TrayReading, image_name: str) -> dict[str, Any]:
 
 
 def web_reading(reading: TrayReading, image_name: str) -> dict[str, Any]:
-    """``reading_json`` plus each die's outline polygon, which the pages draw over the photo."""
+    """``reading_json`` plus, per die, its ``outline`` polygon (drawn over the photo) and
+    ``where`` it lies in the photo ("top left", "middle", ...: the words the speech uses)."""
+    from vision.speech import position_words
+
     out = reading_json(reading, image_name)
     for die_json, die in zip(out["dice"], reading.dice, strict=True):
         die_json["outline"] = [_round_point(p) for p in die.outline]
+        die_json["where"] = position_words(die.center, reading.width, reading.height)
     return out
 
 

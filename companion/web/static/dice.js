@@ -104,9 +104,11 @@ window.Dice = (function () {
         pts = [[d.center[0] - h, d.center[1] - h], [d.center[0] + h, d.center[1] - h],
                [d.center[0] + h, d.center[1] + h], [d.center[0] - h, d.center[1] + h]];
       }
+      const reroll = needsReroll(d);
+      if (reroll) g.classList.add("reroll");
       const poly = document.createElementNS(NS, "polygon");
       poly.setAttribute("points", pts.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
-      poly.setAttribute("stroke-width", String(Math.max(2, unit * 0.5)));
+      poly.setAttribute("stroke-width", String(Math.max(reroll ? 3 : 2, unit * (reroll ? 0.9 : 0.5))));
       g.appendChild(poly);
       const label = document.createElementNS(NS, "text");
       const top = Math.min.apply(null, pts.map(function (p) { return p[1]; }));
@@ -116,6 +118,19 @@ window.Dice = (function () {
       label.setAttribute("font-size", String(Math.max(14, unit * 4.5)));
       label.textContent = (d.value === null ? "?" : d.value) + (d.flags.length && d.value !== null ? "!" : "");
       g.appendChild(label);
+      if (reroll || d.value === null) {
+        // Say why beside the die itself: a player looks at the photo, not at a legend.
+        const bottom = Math.max.apply(null, pts.map(function (p) { return p[1]; }));
+        const size = Math.max(13, unit * 3.6);
+        const tag = document.createElementNS(NS, "text");
+        tag.classList.add("die-tag");
+        tag.setAttribute("x", Math.min(Math.max(d.center[0], size * 2.5), reading.width - size * 2.5));
+        tag.setAttribute("y", Math.min(reading.height - size * 0.3, bottom + size * 1.1));
+        tag.setAttribute("text-anchor", "middle");
+        tag.setAttribute("font-size", String(size));
+        tag.textContent = reroll ? flagWords(d).toUpperCase() : "UNREAD";
+        g.appendChild(tag);
+      }
       if (onTap) {
         g.addEventListener("click", function () { onTap(i); });
         g.style.cursor = "pointer";
@@ -125,6 +140,27 @@ window.Dice = (function () {
   }
 
   const FLAG_WORDS = { leaning: "leaning", off_tray: "off the tray", uncertain: "could not be read" };
+  const REROLL_FLAGS = ["leaning", "off_tray"];
 
-  return { face: face, api: api, speak: speak, sayFaces: sayFaces, overlay: overlay, FLAG_WORDS: FLAG_WORDS };
+  /** Whether a die of a reading goes back for a free reroll (leaning, or off the tray). */
+  function needsReroll(d) {
+    return (d.flags || []).some(function (f) { return REROLL_FLAGS.indexOf(f) >= 0; });
+  }
+
+  /** "leaning", "off the tray", or both, for a die of a reading. */
+  function flagWords(d) {
+    return (d.flags || []).filter(function (f) { return REROLL_FLAGS.indexOf(f) >= 0; })
+      .map(function (f) { return FLAG_WORDS[f]; }).join(", ");
+  }
+
+  /** "the leaning die", "the die off the tray": the words the spoken reading uses. */
+  function rerollName(d) {
+    const lean = d.flags.indexOf("leaning") >= 0, off = d.flags.indexOf("off_tray") >= 0;
+    return lean && off ? "the leaning die off the tray" : off ? "the die off the tray" : "the leaning die";
+  }
+
+  return {
+    face: face, api: api, speak: speak, sayFaces: sayFaces, overlay: overlay, FLAG_WORDS: FLAG_WORDS,
+    needsReroll: needsReroll, flagWords: flagWords, rerollName: rerollName,
+  };
 })();

@@ -79,6 +79,43 @@
     return S.roll_number === 0 ? S.dice_count : S.dice_count - keep.size;
   }
 
+  // -- free rerolls: which dice, why, where --------------------------------------------------
+  /** For each die waiting for a free reroll: its position and the photo's die (null when the
+   *  roll was typed with a flag). */
+  function rerollDice() {
+    const r = S.photo && S.photo.reading;
+    return S.pending_reroll.map(function (pos) {
+      let die = null;
+      if (r && r.roles && r.positions) {
+        r.dice.forEach(function (d, k) {
+          const j = r.roles[k];
+          if (j !== null && j !== undefined && r.positions[j] === pos && Dice.needsReroll(d)) die = d;
+        });
+      }
+      return { pos: pos, die: die };
+    });
+  }
+
+  /** "Reroll the leaning die, top left — this reroll is free." */
+  function rerollSentence() {
+    const items = rerollDice();
+    if (!items.length) return "";
+    const parts = items.map(function (it) {
+      if (!it.die) return "die " + (it.pos + 1);
+      return Dice.rerollName(it.die) + (it.die.where ? ", " + it.die.where : "");
+    });
+    const list = parts.length === 1 ? parts[0]
+      : parts.slice(0, -1).join("; ") + " and " + parts[parts.length - 1];
+    return "Reroll " + list + " — " + (items.length === 1 ? "this reroll is free." : "these rerolls are free.");
+  }
+
+  function rerollHow() {
+    const n = S.pending_reroll.length;
+    return "It does not use up a roll. Leave the other dice as they lie, roll " +
+      (n === 1 ? "that die" : "those " + n + " dice") + " again, then photograph the tray or type the new " +
+      (n === 1 ? "value." : "values.");
+  }
+
   function renderStatus() {
     const tb = S.phase === "tiebreak";
     $("turn-line").textContent = S.finished ? "Game over" :
@@ -92,7 +129,18 @@
       line = "Turn total " + S.turn_total + " · " + S.dice_left + " dice to throw";
     }
     $("roll-line").textContent = line;
-    $("event-line").textContent = S.last_event || "";
+    let event = S.last_event || "";
+    if (S.pending_reroll.length && !S.finished) {
+      // The rules' event lists every face read; say plainly which do not count yet.
+      const items = rerollDice();
+      event += items.length === 1 && items[0].die
+        ? " — " + Dice.rerollName(items[0].die) + " does not count"
+        : " — " + (items.length === 1 ? "the flagged die does not count" : "the flagged dice do not count");
+    }
+    $("event-line").textContent = event;
+    const rr = $("reroll-line");
+    rr.hidden = !S.pending_reroll.length || S.finished;
+    rr.textContent = rr.hidden ? "" : rerollSentence();
     const w = $("winner-line");
     w.hidden = !S.finished;
     if (S.finished) {
@@ -119,6 +167,8 @@
     const row = $("dice");
     row.textContent = "";
     const scored = scoredMarks();
+    const why = {};
+    rerollDice().forEach(function (it) { if (it.die) why[it.pos] = Dice.flagWords(it.die); });
     S.dice.forEach(function (d, i) {
       const b = document.createElement("button");
       b.type = "button";
@@ -131,9 +181,9 @@
       b.appendChild(Dice.face(d.flagged ? null : d.value));
       const cap = document.createElement("span");
       cap.className = "die-caption";
-      cap.textContent = d.flagged ? "reroll" : kept ? "kept" : (!isBox() && scored[i]) ? "scores" : "";
+      cap.textContent = d.flagged ? (why[i] || "reroll") : kept ? "kept" : (!isBox() && scored[i]) ? "scores" : "";
       b.appendChild(cap);
-      b.setAttribute("aria-label", "Die " + (i + 1) + ": " + (d.flagged ? "to roll again" : d.value) +
+      b.setAttribute("aria-label", "Die " + (i + 1) + ": " + (d.flagged ? (why[i] || "flagged") + ", to roll again for free" : d.value) +
         (kept ? ", kept" : ""));
       b.dataset.index = i;
       b.dataset.value = d.value;
@@ -205,11 +255,10 @@
     const n = thrownCount();
     const pending = S.pending_reroll.length;
     let title, text;
+    card.classList.toggle("free", pending > 0);
     if (pending) {
       title = "Free reroll";
-      text = "Roll the " + (pending === 1 ? "flagged die" : pending + " flagged dice") +
-        " again (it does not use a roll), then photograph the tray or type the new " +
-        (pending === 1 ? "value." : "values.");
+      text = rerollSentence() + " " + rerollHow();
     } else if (isBox()) {
       title = S.roll_number === 0 ? "First roll" : "Roll " + (S.roll_number + 1) + " of " + S.rolls_per_turn;
       text = S.roll_number === 0
@@ -261,14 +310,27 @@
     const list = $("flag-list");
     list.textContent = "";
     let shown = 0, more = 0;
-    p.reading.dice.forEach(function (d, i) {
-      if (!d.flags.length) return;
+    p.reading.dice.forEach(function (d) {
+      const reroll = Dice.needsReroll(d);
+      if (!reroll && d.value !== null) return;
       if (++shown > 10) { more++; return; }
       const li = document.createElement("li");
-      const words = d.flags.map(function (f) { return Dice.FLAG_WORDS[f] || f; }).join(", ");
-      li.textContent = "Die " + (i + 1) + (d.value !== null ? " (" + d.value + ")" : "") + ": " + words +
-        (d.evidence.length ? " — " + d.evidence.join(" ") : "");
-      li.className = d.value === null ? "unread" : "flagged";
+      const where = d.where ? ", " + d.where : "";
+      const head = document.createElement("strong");
+      if (reroll) {
+        const name = Dice.rerollName(d).replace(/^the /, "");
+        head.textContent = name.charAt(0).toUpperCase() + name.slice(1) + where;
+        li.append(head, (d.value !== null ? " (reads " + d.value + ")" : "") +
+          ": it does not count. Roll it again — the reroll is free.");
+        li.className = "flagged";
+      } else {
+        head.textContent = "A die" + where;
+        li.append(head, ": its face could not be read.");
+        li.className = "unread";
+      }
+      if (d.evidence && d.evidence.length) {
+        li.appendChild(cell("span", "Why: " + d.evidence.join(" "), "why"));
+      }
       list.appendChild(li);
     });
     if (more) list.appendChild(cell("li", "… and " + more + " more marks.", "muted"));
@@ -536,6 +598,7 @@
 
   function render() {
     root.dataset.version = S.version;
+    root.classList.toggle("pending", S.pending_reroll.length > 0 && !S.finished);
     renderStatus();
     renderDice();
     renderThrow();
