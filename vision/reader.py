@@ -432,6 +432,8 @@ def _check_face(
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
     if fit.value == 1 and float(cands.roundness[members[0]]) < 0.75:
         return None
+    if float(np.mean(cands.roundness[members])) < params.min_face_roundness:
+        return None
     diam = float(np.mean(cands.diam[members]))
     contrast = cands.contrast[members]
     pol = float(cands.polarity[members[0]])
