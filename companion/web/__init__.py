@@ -60,6 +60,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     _register_errors(app)
+    with app.app_context():
+        api.sweep_orphans()  # photos left by a retake more than a day ago
     return app
 
 

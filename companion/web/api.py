@@ -94,7 +94,15 @@ def _read_upload() -> tuple[str, dict[str, Any]]:
     return name, reading
 
 
+def sweep_orphans(game: str | None = None) -> list[str]:
+    """Delete the photos no action cites: a day old, or taken for ``game`` (it has ended)."""
+    return photos.sweep(_photos_dir(), play.cited_photos(get_db()), game=game)
+
+
 def _ok(rp: play.Replay, status: int = 200) -> tuple[Response, int]:
+    if rp.state.finished:
+        # A retaken photo of this game can no longer be cited: it is not kept.
+        sweep_orphans(rp.game.id)
     return jsonify(state_json(rp)), status
 
 
@@ -179,6 +187,7 @@ def create_game() -> tuple[Response, int]:
             raise InvalidInputError(f'"{key}" must be true or false, not {value!r}')
         options[key] = value
     rp = play.create(get_db(), game, players, **options)
+    sweep_orphans()
     if rp.game.coach:
         coaching.warm(rp.game.game, coaching.cache_dir_of(current_app))
     return _ok(rp, 201)
@@ -308,6 +317,8 @@ def roll(gid: str) -> tuple[Response, int]:
                 reading=reading,
             )
         except ReadingNeedsHelpError:
+            # Kept for a typed roll to cite; the game's id lets it go when the game ends.
+            reading["game"] = gid
             photos.save_reading(_photos_dir(), name, reading)
             raise
         except BaseException:
@@ -319,7 +330,7 @@ def roll(gid: str) -> tuple[Response, int]:
     if photo is not None:
         if not isinstance(photo, str):
             raise PhotoError('"photo" must be the name of a stored photo')
-        cited = photos.load_reading(_photos_dir(), photo)
+        cited = photos.load_reading(_photos_dir(), photo, game=gid)
     return _ok(play.act(db, gid, _typed_roll(body), version=version, photo=photo, reading=cited))
 
 

@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.rules import GAMES, BoxGame, RulesError, find_game
 from companion.web import coaching, photos, play
+from companion.web.api import sweep_orphans
 from companion.web.db import get_db
 from companion.web.security import JOIN_COOKIE
 from companion.web.view import history_json, state_json
@@ -76,6 +77,7 @@ def new_game() -> BaseResponse | tuple[str, int]:
             ),
             400,
         )
+    sweep_orphans()
     if rp.game.coach:
         coaching.warm(rp.game.game, coaching.cache_dir_of(current_app))
     return redirect(url_for("pages.table", gid=rp.game.id), code=303)

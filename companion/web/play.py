@@ -160,6 +160,12 @@ def recent(conn: sqlite3.Connection, limit: int = 20) -> list[GameRow]:
     ]
 
 
+def cited_photos(conn: sqlite3.Connection) -> set[str]:
+    """The names of every photo an action cites (undone actions too: they are evidence)."""
+    rows = conn.execute("SELECT DISTINCT photo FROM actions WHERE photo IS NOT NULL").fetchall()
+    return {str(r[0]) for r in rows}
+
+
 def apply(state: State, kind: str, payload: Mapping[str, Any]) -> State:
     """The state after one action; raises the rules engine's errors."""
     if kind == "roll":
