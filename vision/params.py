@@ -30,7 +30,7 @@ class ReaderParams(NamedTuple):
     min_ring_uniformity: float = 0.5
     #: Least mean roundness (shorter over longer width) of a face's pips: pips seen from
     #: above are near round; slots, ports and side faces seen aslant are not.
-    min_face_roundness: float = 0.55
+    min_face_roundness: float = 0.62
     #: Largest pip-to-pip distance on one face, in pip diameters.
     max_link_diameters: float = 5.2
     #: Largest ratio between the diameters of two pips on one face.
