@@ -277,3 +277,68 @@ def test_the_coach_shows_its_advice_when_the_players_switch_it_on(
     page.goto(f"{base_url}/games/{page.get_attribute('#table', 'data-game')}/history")
     assert "coach: on" in page.inner_text("main")
     assert "advice shown: best" in page.inner_text('.history li[data-kind="score"]')
+
+
+def _api(base_url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(
+        base_url + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as res:
+        data: dict[str, Any] = json.load(res)
+    return data
+
+
+def test_a_five_dice_tie_is_broken_by_an_extra_turn(base_url: str, browser: Any) -> None:
+    # Every box but Bo's last through the API, both players scoring alike: a tie is coming.
+    s = _api(
+        base_url, "/api/games", {"game": "five-dice", "players": ["Ann", "Bo"], "tiebreak": True}
+    )
+    gid = s["id"]
+    cats = [c["id"] for c in s["categories"]]
+    for k in range(2 * len(cats) - 1):
+        _api(base_url, f"/api/games/{gid}/roll", {"dice": [1, 2, 3, 4, 6]})
+        _api(base_url, f"/api/games/{gid}/score", {"category": cats[k // 2]})
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{base_url}/games/{gid}")
+    assert page.inner_text("#turn-line") == "Bo's turn"
+    page.fill("#type-input", "1 2 3 4 6")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    page.click(f'#options .option[data-category="{cats[-1]}"]')
+    wait_idle(page)
+    # Tied: Ann plays one extra turn, then Bo; the sums of their final dice decide.
+    assert page.inner_text("#turn-line") == "Ann's extra turn (tie-break)"
+    assert page.inner_text("#roll-line").startswith("Tie-break")
+    assert not page.locator("#stand-actions").is_visible()
+    page.fill("#type-input", "6 6 6 5 5")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    assert page.locator("#stand-actions").is_visible()
+    assert not page.locator("#options-card").is_visible()
+    page.click('#dice .die[data-index="0"]')
+    page.click("#keep-toggle")
+    page.click('#dice .die[data-index="1"]')
+    page.click("#keep-toggle")
+    page.click('#dice .die[data-index="2"]')
+    page.click("#keep-toggle")
+    page.fill("#type-input", "6 6")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    assert page_dice(page) == [6, 6, 6, 6, 6]
+    page.click("#stand-button")
+    wait_idle(page)
+    assert page.inner_text("#turn-line") == "Bo's extra turn (tie-break)"
+    page.fill("#type-input", "1 1 2 1 1")
+    page.click("#type-form button[type=submit]")
+    wait_idle(page)
+    page.click("#stand-button")
+    wait_idle(page)
+    s = state(base_url, page)
+    assert s["finished"] and s["winners"] == ["Ann"]
+    assert s["tiebreak_sums"] == {"Ann": 30, "Bo": 6}
+    winner = page.inner_text("#winner-line")
+    assert winner.startswith("Ann wins the tie-break")
+    assert "Ann 30" in winner and "Bo 6" in winner
+    page.screenshot(path="/tmp/dice-tiebreak-phone.png", full_page=True)

@@ -145,9 +145,14 @@
     w.hidden = !S.finished;
     if (S.finished) {
       const best = Math.max.apply(null, S.totals);
+      const sums = isBox() ? Object.keys(S.tiebreak_sums) : [];
+      const tie = sums.length
+        ? " the tie-break (sum of the final dice: " +
+          sums.map(function (p) { return p + " " + S.tiebreak_sums[p]; }).join(", ") + ")"
+        : "";
       w.textContent = S.winners.length > 1
-        ? S.winners.join(" and ") + " share the win"
-        : S.winners[0] + " wins" + (S.kind === "box" && !Object.keys(S.tiebreak_sums).length ? " with " + best : "");
+        ? S.winners.join(" and ") + " share the win" + (tie ? " after" + tie : "")
+        : S.winners[0] + (tie ? " wins" + tie : " wins" + (isBox() ? " with " + best : ""));
     }
   }
 
@@ -190,7 +195,7 @@
       b.addEventListener("click", function () { openPanel(i); });
       row.appendChild(b);
     });
-    $("dice-card").hidden = !S.dice.length && !S.finished;
+    $("dice-card").hidden = !S.dice.length;
     $("dice-title").textContent = isBox() ? "Dice" : (S.pending_reroll.length ? "This throw" :
       S.last_thrower ? S.last_thrower + "'s last throw" : "Last throw");
     let helpText = "";
