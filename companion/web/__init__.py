@@ -1,7 +1,8 @@
 """The companion's web app: ``create_app`` builds it; ``dice-companion serve`` runs it.
 
 Blueprints: ``api`` (the JSON API under ``/api``) and ``pages`` (the HTML pages). Storage is
-one SQLite file (``companion.web.db``); games are event logs (``companion.web.play``).
+one SQLite file (``companion.web.db``); games are event logs (``companion.web.play``); the
+opt-in coach and its tables warmed in the background are ``companion.web.coaching``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Flask
 
-from companion.rules import BoxState, IllegalActionError, State
+from companion.rules import BoxState, IllegalActionError, RulesError, State
 from companion.web.errors import WebError
 
 #: How long a request waits for a table being loaded before answering "still thinking":
@@ -147,7 +147,8 @@ def note(state: State, chosen: str, cache_dir: str | None = None) -> dict[str, A
         return {"shown": False, "why": "the coach was still thinking"}
     try:
         advice = advice_for(state, cache_dir)
-    except IllegalActionError as exc:
+    except (RulesError, ValueError) as exc:
+        # The coach's trouble never stops a score: it is only noted.
         return {"shown": False, "why": str(exc)}
     choices: list[dict[str, Any]] = advice.get("choices", [])
     if not choices:

@@ -492,9 +492,10 @@
       line.textContent = "Bust: nothing to choose.";
     } else {
       const best = choices[0];
-      line.textContent = best.choice === "bank" ? "Best: bank the points." : "Best: throw again.";
+      const again = S.throws ? "throw again" : "throw";
+      line.textContent = best.choice === "bank" ? "Best: bank the points." : "Best: " + again + ".";
       choices.forEach(function (c, k) {
-        list.appendChild(cell("li", (c.choice === "bank" ? "Bank" : "Throw again") + ": expect " +
+        list.appendChild(cell("li", (c.choice === "bank" ? "Bank" : again.charAt(0).toUpperCase() + again.slice(1)) + ": expect " +
           Math.round(c.expected_points) + " points this turn", k === 0 ? "best" : ""));
       });
     }
