@@ -276,8 +276,8 @@ def find_pip_candidates(
     if params.colour_pips:
         # Colour-only pips are rarer: one block on the full work image is enough (bigger
         # pips on a die big in the frame usually differ in grey level too).
-        search(1, (17,), levels=1)
-        search(2, (17,), levels=1)
+        search(1, (13,), levels=1)
+        search(2, (13,), levels=1)
     if not centres:
         return _empty()
     xy = np.concatenate(centres)
