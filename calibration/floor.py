@@ -117,7 +117,7 @@ def find_floor(
     colours = _candidate_colours(lab, seeds_small, seed_radius_px * scale)
     if lab_hint is not None:
         colours.insert(0, np.asarray(lab_hint, np.float32))
-    colours = colours[:5]
+    colours = colours[:8]
     best: tuple[float, npt.NDArray[np.uint8], npt.NDArray[np.float32]] | None = None
     tried: list[npt.NDArray[np.float32]] = []
     for colour in colours:
@@ -167,7 +167,8 @@ def _candidate_colours(
     for x, y in seeds:
         for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
             around.append((x + r * np.cos(ang), y + r * np.sin(ang)))
-    grid = [(fx * sw, fy * sh) for fy in (0.3, 0.5, 0.7) for fx in (0.3, 0.5, 0.7)]
+    fracs = (0.2, 0.4, 0.6, 0.8)
+    grid = [(fx * sw, fy * sh) for fy in fracs for fx in fracs]
     out: list[npt.NDArray[np.float32]] = []
     for pts in (around, grid):
         colours = []
@@ -180,7 +181,7 @@ def _candidate_colours(
         colours.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in colours))
         kept = 0
         for c in colours:
-            if kept == 3:
+            if kept == 4:
                 break
             if all(float(np.linalg.norm(c - d)) >= 8.0 for d in out):
                 out.append(c)
@@ -242,7 +243,7 @@ def _grow(
             continue
         solidity = c_area / hull_area
         own = float(np.count_nonzero(comp)) / max(1.0, c_area)
-        if solidity < 0.9 or own < 0.8:
+        if solidity < 0.85 or own < 0.8:
             continue
         inside = sum(
             cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in seeds

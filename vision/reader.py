@@ -432,7 +432,8 @@ def _check_face(
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
     if fit.value == 1 and float(cands.roundness[members[0]]) < 0.75:
         return None
-    if float(np.mean(cands.roundness[members])) < params.min_face_roundness:
+    roundness = cands.roundness[members]
+    if float(roundness.mean()) < params.min_face_roundness or float(roundness.min()) < 0.5:
         return None
     diam = float(np.mean(cands.diam[members]))
     contrast = cands.contrast[members]
@@ -490,7 +491,7 @@ def _check_face(
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
-    quality_pips = min(1.0, 0.25 + quality_pips)
+    quality_pips = min(1.0, 0.15 + quality_pips)
     face_bright = float(np.mean(cands.ring_bgr[members], axis=0) @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
         1.0
