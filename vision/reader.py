@@ -164,8 +164,14 @@ def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
             continue
         fits.extend(fit_cluster(cands, members, params))
     checked = []
-    for fit in fits:
+    pending = list(fits)
+    while pending:
+        fit = pending.pop()
         die = _check_face(fit, cands, planes, blur, params)
+        if die is None and fit.value == 2:
+            # A rejected pair may be a one with a stray blob beside its pip.
+            pending.extend(single_pip(cands, k) for k in fit.members)
+            continue
         if die is not None:
             diam = float(np.mean(cands.diam[list(fit.members)]))
             colour_only = int(cands.channel[fit.members[0]]) > 0
