@@ -237,12 +237,17 @@ def evaluate_split(
                 if raw is None:
                     continue
                 image = np.asarray(raw, dtype=np.uint8)
-                # The die fills the crop: a replicated margin lets pips at the crop's edge
-                # be measured like any other (a crop is not a photo of a tray).
+                # The die fills the crop: a margin of the crop's floor colour lets pips at the
+                # crop's edge be measured like any other (a crop is not a photo of a tray).
                 h, w = image.shape[:2]
                 m = max(h, w) // 4
+                edge = np.concatenate(
+                    [image[0], image[-1], image[:, 0], image[:, -1]]
+                ).astype(np.float32)
+                floor = tuple(float(v) for v in np.median(edge, axis=0))
                 padded = np.asarray(
-                    cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_REPLICATE), dtype=np.uint8
+                    cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=floor),
+                    dtype=np.uint8,
                 )
                 dice = tuple(
                     DieReading(
