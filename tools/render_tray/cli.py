@@ -32,6 +32,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--quality", type=int, default=92, help="JPEG quality")
     p.add_argument("--prefix", default="scene", help="file name prefix")
     p.add_argument("--no-visibility", action="store_true", help="skip the top-face ray check")
+    p.add_argument(
+        "--skip-existing",
+        action="store_true",
+        help="leave scenes whose JSON already exists (resume an interrupted run)",
+    )
     return p.parse_args(argv)
 
 
@@ -83,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.count):
         seed = args.seed + i
         t1 = time.monotonic()
+        if args.skip_existing and (args.out / f"{args.prefix}_{seed:06d}.json").exists():
+            print(f"[{i + 1}/{args.count}] seed {seed} exists, skipped", flush=True)
+            continue
         path = render_one(
             seed,
             args.out,
