@@ -153,10 +153,10 @@ def _scene(
             )
         notes.append("the camera or tray moved since calibration; found the tray again")
         floor = find_floor(
-            image, seeds_xy=centres, seed_radius_px=median_size, lab_hint=prof.floor_lab
+            image, seeds_xy=centres, seed_radius_px=1.6 * median_size, lab_hint=prof.floor_lab
         )
     else:
-        floor = find_floor(image, seeds_xy=centres, seed_radius_px=median_size)
+        floor = find_floor(image, seeds_xy=centres, seed_radius_px=1.6 * median_size)
     if floor is not None and _most_dice_outside(floor.polygon, dice):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
         # else (a mat, a book); better no tray than every die called off the tray.
@@ -295,8 +295,7 @@ def _judge(
     floor_share = m[5] if m is not None else 0.0
     inside = math.inf
     if scene.polygon is not None:
-        poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
-        inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / s_px
+        inside = _depth_inside(scene.polygon, foot) / s_px
         # Far outside: on the table whatever the colours say. Just outside: the found
         # outline may miss a shadowed strip or corner of floor, so the die must also stand
         # among things that are not floor; the further out, the more floor may show
@@ -340,11 +339,32 @@ def _far_outside(die: DieReading, scene: _Scene) -> str | None:
     if scene.pose is not None and scene.die_units is not None:
         a = _bottom_offset(scene.pose, scene.die_units, t)
     foot = t + a
-    poly = scene.polygon.astype(np.float32).reshape(-1, 1, 2)
-    inside = cv2.pointPolygonTest(poly, (float(foot[0]), float(foot[1])), True) / die.size_px
+    inside = _depth_inside(scene.polygon, foot) / die.size_px
     if inside < -FAR_OUTSIDE:
         return f"position: its footprint lies {-inside:.1f} die widths outside the tray floor"
     return None
+
+
+def _depth_inside(polygon: FloatArray, point: FloatArray) -> float:
+    """Signed distance (pixels, positive inside) of ``point`` from the floor's edge.
+
+    For a box floor (4 corners) the distance is to the nearest side's line: the found
+    corners are often cut off by shadow, and a die in a corner must not count as outside
+    by its distance to a cut corner.
+    """
+    if len(polygon) == 4:
+        c = polygon.mean(axis=0)
+        best = math.inf
+        for i in range(4):
+            p, q = polygon[i], polygon[(i + 1) % 4]
+            d = q - p
+            n = np.array([-d[1], d[0]]) / max(1e-9, float(np.hypot(*d)))
+            if float(np.dot(n, c - p)) < 0:
+                n = -n
+            best = min(best, float(np.dot(n, point - p)))
+        return best
+    poly = polygon.astype(np.float32).reshape(-1, 1, 2)
+    return float(cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True))
 
 
 def _bottom_offset(pose: CameraPose, die_units: float, t: FloatArray) -> FloatArray:
