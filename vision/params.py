@@ -36,7 +36,7 @@ class ReaderParams(NamedTuple):
     #: Largest ratio between the diameters of two pips on one face.
     max_pip_size_ratio: float = 1.8
     #: Largest colour distance between the faces around two pips of one die.
-    max_face_color_dist: float = 40.0
+    max_face_color_dist: float = 60.0
     #: Largest distance of a pip from its place in the face's grid, in grid steps.
     max_grid_residual: float = 0.38
     #: An empty grid place that looks this much like a pip (share of the face's pip
