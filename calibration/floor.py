@@ -177,16 +177,23 @@ def _candidate_colours(
             if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
                 # ``lab`` is already median-filtered: one pixel stands for its patch.
                 colours.append(lab[iy, ix].astype(np.float32))
-        # Most frequent colours first (the floor is usually what most samples hit).
-        colours.sort(key=lambda c: -sum(float(np.linalg.norm(c - o)) < 10.0 for o in colours))
+        # Most frequent colours first (the floor is usually what most samples hit); shades
+        # of one surface (lightness differences) count as one colour.
+        colours.sort(key=lambda c: -sum(_near(c, o, 10.0) for o in colours))
         kept = 0
         for c in colours:
             if kept == 4:
                 break
-            if all(float(np.linalg.norm(c - d)) >= 8.0 for d in out):
+            if not any(_near(c, d, 10.0) for d in out):
                 out.append(c)
                 kept += 1
     return out
+
+
+def _near(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], limit: float) -> bool:
+    """True when two Lab colours are within ``limit`` (lightness damped as everywhere)."""
+    d = a - b
+    return float(np.sqrt((_L_WEIGHT * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2)) < limit
 
 
 def _grow(
