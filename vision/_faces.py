@@ -92,7 +92,11 @@ def fit_layout(
     i, j = _PAIRS[n]
     diff = q[j] - q[i]
     phi = np.arctan2(diff[:, 1], diff[:, 0])
-    weight = (diff**2).sum(axis=1)
+    # Only the closest pairs: on every layout they run along the grid's axes or diagonals,
+    # while longer pairs of a six (whose columns are often set closer than its rows are
+    # long) do not.
+    length2 = (diff**2).sum(axis=1)
+    weight = (length2 <= 2.6 * length2.min()).astype(np.float64)
     base = float(np.arctan2((weight * np.sin(8 * phi)).sum(), (weight * np.cos(8 * phi)).sum()))
     angles = (base / 8 + _TURNS) % (np.pi / 2)
     cos, sin = np.cos(angles), np.sin(angles)
@@ -160,7 +164,8 @@ def _trial_fits(
     i, j = _PAIRS[n]
     diff = q[:, j] - q[:, i]
     phi = np.arctan2(diff[..., 1], diff[..., 0])
-    weight = (diff**2).sum(axis=2)
+    length2 = (diff**2).sum(axis=2)
+    weight = (length2 <= 2.6 * length2.min(axis=1, keepdims=True)).astype(np.float64)
     base = np.arctan2(
         (weight * np.sin(8 * phi)).sum(axis=1), (weight * np.cos(8 * phi)).sum(axis=1)
     )
