@@ -47,6 +47,8 @@ MIN_OVERLAP = 0.4
 OFF_TRAY_MARGIN = 0.5
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
+#: Largest camera tilt believed from a floor outline (degrees); the supported range is 0-20.
+MAX_TILT_DEG = 25.0
 #: Above this many dice in one photo, dice are judged by position only (speed guard).
 MAX_MEASURED_DICE = 30
 #: Largest die side (pixels) measured at full resolution; larger dice are measured on a
@@ -165,7 +167,9 @@ def _scene(
     units = None
     if floor is not None and floor.shape == "rect":
         solved = pose_from_quad(floor.polygon, (w, h))
-        if solved is not None:
+        # A tilt well beyond the supported 20 degrees means the outline's corners are off
+        # (a wall's shadow cut a side); the dice give a better camera then.
+        if solved is not None and solved[0].tilt_deg <= MAX_TILT_DEG:
             pose = solved[0]
             units = die_units_from_sizes(pose, centres, sizes) if dice else None
     if pose is None:
