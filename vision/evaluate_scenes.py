@@ -266,13 +266,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = evaluate_scene_dir(
         args.folder, oracle=args.oracle, calibration=profile, failures=fails
     )
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(table(result))
-    if args.failures:
-        for f in fails:
-            print(json.dumps(f), file=sys.stderr)
+    try:
+        print(json.dumps(result) if args.json else table(result), flush=True)
+        if args.failures:
+            for f in fails:
+                print(json.dumps(f), file=sys.stderr)
+    except BrokenPipeError:
+        # A reader that stopped early (``| head``) is not an error.
+        sys.stdout = None
     return 0
 
 
