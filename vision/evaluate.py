@@ -241,9 +241,9 @@ def evaluate_split(
                 # crop's edge be measured like any other (a crop is not a photo of a tray).
                 h, w = image.shape[:2]
                 m = max(h, w) // 4
-                edge = np.concatenate(
-                    [image[0], image[-1], image[:, 0], image[:, -1]]
-                ).astype(np.float32)
+                edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(
+                    np.float32
+                )
                 floor = tuple(float(v) for v in np.median(edge, axis=0))
                 padded = np.asarray(
                     cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=floor),
