@@ -19,6 +19,7 @@ from companion.rules import (
     find_game,
     options,
     parse_dice_text,
+    parse_filled_text,
     score_category,
     score_throw,
 )
@@ -27,20 +28,6 @@ from companion.rules.errors import InvalidInputError
 
 class UsageError(Exception):
     """A bad command line: printed as one line on stderr, exit status 2."""
-
-
-def _parse_filled(text: str | None) -> dict[str, str]:
-    if not text:
-        return {}
-    out: dict[str, str] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, sep, points = part.partition("=")
-        if not sep or not name.strip() or not points.strip():
-            raise InvalidInputError(f"--filled takes CATEGORY=POINTS pairs, not {part.strip()!r}")
-        out[name.strip()] = points.strip()
-    return out
 
 
 def score_json(
@@ -85,7 +72,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     dice = parse_dice_text(args.dice)
-    result = score_json(args.game, dice, _parse_filled(args.filled), args.category)
+    result = score_json(args.game, dice, parse_filled_text(args.filled), args.category)
     if args.json:
         print(json.dumps(result))
         return 0

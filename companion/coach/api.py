@@ -10,7 +10,14 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from companion.rules import BoxGame, ThrowGame, find_game, parse_dice_text, score_throw
+from companion.rules import (
+    BoxGame,
+    ThrowGame,
+    find_game,
+    parse_dice_text,
+    parse_filled_text,
+    score_throw,
+)
 from companion.rules.errors import InvalidInputError
 from companion.rules.evaluate import check_filled
 
@@ -48,7 +55,7 @@ def advice_json(
     if isinstance(dice, str):
         dice = parse_dice_text(dice)
     if isinstance(filled, str):
-        filled = _parse_filled(filled)
+        filled = parse_filled_text(filled)
     if isinstance(scores, str):
         scores = _parse_scores(scores)
     if isinstance(game, ThrowGame):
@@ -59,18 +66,6 @@ def advice_json(
     if scores is not None or dice_left is not None or turn_total:
         raise InvalidInputError("--scores, --dice-left and --turn-total are for ten-dice")
     return _box_json(game, dice, dict(filled or {}), roll, bonus, cache_dir)
-
-
-def _parse_filled(text: str | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in (text or "").split(","):
-        if not part.strip():
-            continue
-        name, sep, points = part.partition("=")
-        if not sep or not name.strip() or not points.strip():
-            raise InvalidInputError(f"--filled takes CATEGORY=POINTS pairs, not {part.strip()!r}")
-        out[name.strip()] = points.strip()
-    return out
 
 
 def _parse_scores(text: str) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """The rules of the four games: pure data and functions, standard library only."""
 
-from companion.rules.dice import Dice, parse_dice, parse_dice_text
+from companion.rules.dice import Dice, parse_dice, parse_dice_text, parse_filled_text
 from companion.rules.errors import (
     IllegalActionError,
     InvalidInputError,
@@ -46,6 +46,7 @@ __all__ = [
     "options",
     "parse_dice",
     "parse_dice_text",
+    "parse_filled_text",
     "score_category",
     "score_throw",
 ]

@@ -49,3 +49,16 @@ def counts(dice: Dice) -> Counter[int]:
 def show(dice: Iterable[int]) -> str:
     """``2,2,2,5,5`` as written in the rules."""
     return ",".join(str(d) for d in dice)
+
+
+def parse_filled_text(text: str | None) -> dict[str, str]:
+    """Parse ``"ones=3,five_of_a_kind=50"`` into box names and points, checked later."""
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        name, sep, points = part.partition("=")
+        if not sep or not name.strip() or not points.strip():
+            raise InvalidInputError(f"--filled takes CATEGORY=POINTS pairs, not {part.strip()!r}")
+        out[name.strip()] = points.strip()
+    return out
