@@ -1,0 +1,357 @@
+"""Counting the pips of one die face in a crop around that die.
+
+The counter does not need the face outline. It looks for round blobs whose colour
+differs from the face colour (sampled at the crop centre), at several thresholds so
+that touching pips and a logo ring around a 1 pip come apart, then picks the group of
+blobs of one size, one colour and similar contrast that sits on the 3x3 grid of a
+standard face. Faint see-through pips, squashed side-face pips and blobs at the crop
+border drop out of that group; a face whose group fits no standard pattern, or whose
+reading is ambiguous, comes back with ``value=None`` and the reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Grid nodes ``(col, row)`` in 0..2 of each face value; rotations are matched separately.
+PATTERNS: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((1, 1),),
+    2: ((0, 0), (2, 2)),
+    3: ((0, 0), (1, 1), (2, 2)),
+    4: ((0, 0), (2, 0), (0, 2), (2, 2)),
+    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+    6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
+}
+
+
+def _rot90(nodes: tuple[tuple[int, int], ...]) -> frozenset[tuple[int, int]]:
+    return frozenset((2 - r, c) for c, r in nodes)
+
+
+#: Occupied-node sets that read as each value, all four quarter turns included.
+_LAYOUTS: dict[frozenset[tuple[int, int]], int] = {}
+for _value, _nodes in PATTERNS.items():
+    _layout = frozenset(_nodes)
+    for _ in range(4):
+        _LAYOUTS[_layout] = _value
+        _layout = _rot90(tuple(_layout))
+
+_WORK_SIDE = 128.0  # crops are rescaled so their shorter side has this many pixels
+_LEVELS = np.linspace(0.2, 0.9, 8)  # thresholds as fractions of the strongest contrast
+_MAX_RESIDUAL = 0.24  # rms distance of pips from their grid nodes, in grid steps
+
+
+@dataclass(frozen=True)
+class FaceCount:
+    """The pips read on one face.
+
+    ``value`` is 1..6, or None when the face could not be read with confidence (then
+    ``reason`` says why). ``pips`` holds ``(x, y, diameter)`` of each counted pip in
+    pixels of the crop that was given. ``confidence`` is in 0..1.
+    """
+
+    value: int | None
+    confidence: float
+    pips: tuple[tuple[float, float, float], ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class _Blob:
+    x: float
+    y: float
+    diameter: float
+    peak: float  # contrast against the face colour (Lab distance) near the blob's middle
+    roundness: float  # 0..1: minor/major axis ratio times fill of the fitted ellipse
+    colour: tuple[float, float, float]  # mean Lab colour inside the blob
+    lighter: bool  # lighter than the face (pips of one face share this)
+
+
+@dataclass(frozen=True)
+class _Fit:
+    value: int
+    blobs: tuple[_Blob, ...]
+    residual: float  # in grid steps
+    score: float
+    centre: tuple[float, float]
+    step: float  # grid step in working pixels (the pip diameter for a 1)
+
+
+def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> FaceCount:
+    """Count the pips on the top face of the die in ``crop_bgr``.
+
+    ``crop_bgr`` is an ``(h, w, 3)`` uint8 BGR image with the die roughly centred and
+    filling 40-100 % of it. ``hint_size_px`` is the die's side in crop pixels when the
+    caller knows it (it narrows the pip sizes that are searched). Never raises for a
+    hard face: it returns ``value=None`` with a reason instead.
+    """
+    if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3:
+        raise ValueError(
+            f"crop_bgr must be an (h, w, 3) BGR array, got {getattr(crop_bgr, 'shape', None)!r}"
+        )
+    if crop_bgr.dtype != np.uint8:
+        raise ValueError(f"crop_bgr must be uint8, got {crop_bgr.dtype}")
+    h, w = crop_bgr.shape[:2]
+    if min(h, w) < 12:
+        return FaceCount(None, 0.0, (), "crop too small")
+    scale = _WORK_SIDE / min(h, w)
+    interp = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
+    img = cv2.resize(crop_bgr, (round(w * scale), round(h * scale)), interpolation=interp)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    hint = hint_size_px * scale if hint_size_px else None
+
+    blobs = _find_blobs(lab, hint)
+    if not blobs:
+        return FaceCount(None, 0.0, (), "no pips found")
+    fits = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint)
+    if not fits:
+        return FaceCount(None, 0.0, (), "pips fit no standard face")
+    fits.sort(key=lambda f: f.score, reverse=True)
+    best = fits[0]
+    rivals = [f for f in fits[1:] if f.value != best.value]
+    margin = 1.0 if not rivals else 1.0 - rivals[0].score / best.score
+    fit_q = max(0.0, 1.0 - best.residual / _MAX_RESIDUAL)
+    confidence = float(min(1.0, 0.5 + 0.5 * fit_q) * min(1.0, 0.4 + 1.5 * margin))
+    pips = tuple(
+        (b.x / scale, b.y / scale, b.diameter / scale) for b in sorted(best.blobs, key=_yx)
+    )
+    if margin < 0.2:
+        return FaceCount(
+            None,
+            confidence,
+            pips,
+            f"ambiguous: reads as {best.value} or {rivals[0].value}",
+        )
+    return FaceCount(best.value, round(confidence, 3), pips, "")
+
+
+def _yx(b: _Blob) -> tuple[float, float]:
+    return (b.y, b.x)
+
+
+def _face_colour(lab: np.ndarray) -> FloatArray:
+    """Median Lab colour of the crop's central disc: mostly face even on a 5 or 6."""
+    h, w = lab.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = 0.22 * min(h, w)
+    inside = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= r * r
+    return np.median(lab[inside], axis=0).astype(np.float64)
+
+
+def _find_blobs(lab: np.ndarray, hint: float | None) -> list[_Blob]:
+    """Round blobs that differ from the face colour, one per pip, across thresholds."""
+    h, w = lab.shape[:2]
+    side = float(min(h, w))
+    face = _face_colour(lab)
+    diff = lab - face.astype(np.float32)
+    dist = np.sqrt(np.sum(diff * diff, axis=2))
+    if hint:
+        dmin, dmax = 0.08 * hint, 0.36 * hint
+    else:
+        dmin, dmax = 0.035 * side, 0.3 * side
+    amin, amax = math.pi / 4 * dmin**2, math.pi / 4 * dmax**2
+    yy, xx = np.mgrid[0:h, 0:w]
+    central = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= (0.45 * side) ** 2
+    top = float(np.percentile(dist[central], 99.5))
+    if top < 12.0:  # nothing on the face stands out from it
+        return []
+
+    found: list[_Blob] = []
+    for level in _LEVELS:
+        mask = (dist >= level * top).astype(np.uint8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        for i in range(1, n):
+            x0, y0, bw, bh, area = (int(v) for v in stats[i])
+            if area < amin or area > amax:
+                continue
+            if x0 <= 0 or y0 <= 0 or x0 + bw >= w or y0 + bh >= h:
+                continue  # cut by the crop border: a neighbour or a side face
+            sub = labels[y0 : y0 + bh, x0 : x0 + bw] == i
+            m = cv2.moments(sub.astype(np.uint8), binaryImage=True)
+            mu20, mu02, mu11 = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+            common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+            l1 = (mu20 + mu02) / 2 + common
+            l2 = max((mu20 + mu02) / 2 - common, 1e-6)
+            ratio = math.sqrt(l2 / l1)
+            fill = area / (4 * math.pi * math.sqrt(l1 * l2))
+            roundness = ratio * min(1.0, fill) ** 2
+            if ratio < 0.55 or fill < 0.8:
+                continue
+            pix = lab[y0 : y0 + bh, x0 : x0 + bw][sub]
+            dpix = dist[y0 : y0 + bh, x0 : x0 + bw][sub]
+            found.append(
+                _Blob(
+                    x=float(cents[i][0]),
+                    y=float(cents[i][1]),
+                    diameter=2 * math.sqrt(area / math.pi),
+                    peak=float(np.percentile(dpix, 90)),
+                    roundness=roundness,
+                    colour=tuple(float(c) for c in pix.mean(axis=0)),  # type: ignore[arg-type]
+                    lighter=bool(pix[:, 0].mean() > face[0]),
+                )
+            )
+    return _merge_levels(found)
+
+
+def _merge_levels(found: list[_Blob]) -> list[_Blob]:
+    """One blob per pip: the version found nearest to half its peak contrast."""
+    found.sort(key=lambda b: b.peak, reverse=True)
+    groups: list[list[_Blob]] = []
+    for b in found:
+        for g in groups:
+            ref = g[0]
+            if math.hypot(b.x - ref.x, b.y - ref.y) < 0.5 * min(b.diameter, ref.diameter):
+                g.append(b)
+                break
+        else:
+            groups.append([b])
+    merged = []
+    for g in groups:
+        peak = max(b.peak for b in g)
+        # The largest version is the one thresholded lowest; prefer the round one
+        # whose size is the pip's outline at half contrast, approximated by the median.
+        g.sort(key=lambda b: b.diameter)
+        rep = g[len(g) // 2]
+        merged.append(
+            _Blob(
+                rep.x,
+                rep.y,
+                rep.diameter,
+                peak,
+                max(b.roundness for b in g),
+                rep.colour,
+                rep.lighter,
+            )
+        )
+    return merged
+
+
+def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[_Fit]:
+    """Every consistent group of blobs that lies on a standard face, with a score."""
+    side = float(min(w, h))
+    cx, cy = w / 2, h / 2
+    strongest = max(b.peak for b in blobs)
+    refs = sorted(blobs, key=lambda b: b.peak * b.roundness, reverse=True)[:5]
+    fits: dict[tuple[int, ...], _Fit] = {}
+    seen: set[tuple[int, ...]] = set()
+    for ref in refs:
+        if ref.peak < 0.35 * strongest:
+            continue
+        members = [
+            b
+            for b in blobs
+            if 0.7 * ref.diameter <= b.diameter <= 1.45 * ref.diameter
+            and 0.6 * ref.peak <= b.peak <= ref.peak / 0.6
+            and _lab_dist(b.colour, ref.colour) < 0.5 * ref.peak
+            and b.lighter == ref.lighter
+        ]
+        members.sort(key=lambda b: b.peak, reverse=True)
+        members = members[:7]
+        group_key = tuple(sorted(id(b) for b in members))
+        if group_key in seen:
+            continue
+        seen.add(group_key)
+        for drop in range(0, min(3, len(members))):
+            for subset in itertools.combinations(members, len(members) - drop):
+                key = tuple(sorted(id(b) for b in subset))
+                if key in fits:
+                    continue
+                fit = _fit_layout(subset, cx, cy, side, hint)
+                if fit is None:
+                    continue
+                if _ignores_a_pip(subset, blobs, fit):
+                    continue  # a pip as strong as the counted ones would be ignored
+                mean_peak = sum(b.peak for b in subset) / len(subset)
+                score = (
+                    (1.0 - fit.residual / _MAX_RESIDUAL * 0.5)
+                    * (mean_peak / strongest)
+                    * (1.0 + 0.05 * len(subset))
+                )
+                fits[key] = _Fit(fit.value, fit.blobs, fit.residual, score, fit.centre, fit.step)
+    # A reading that is part of a larger valid reading is that larger reading's subset
+    # (two pips of a 4 on one side also sit on a small 2's diagonal): keep the larger.
+    kept = []
+    for key, fit in fits.items():
+        if not any(len(other) > len(key) and set(key) <= set(other) for other in fits):
+            kept.append(fit)
+    return kept
+
+
+def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
+    """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted."""
+    reach = 2.0 * fit.step if fit.value > 1 else 2.5 * fit.blobs[0].diameter
+    diam = float(np.median([b.diameter for b in subset]))
+    weakest = min(b.peak for b in subset)
+    for b in blobs:
+        # Smaller blobs may be logo letters or speckles; a larger one may not be ignored.
+        if b in subset or b.diameter < 0.7 * diam or b.lighter != subset[0].lighter:
+            continue
+        if b.peak < 0.75 * weakest:
+            continue
+        if math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) < reach:
+            return True
+    return False
+
+
+def _lab_dist(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    return math.sqrt(sum((p - q) ** 2 for p, q in zip(a, b, strict=True)))
+
+
+def _fit_layout(
+    subset: tuple[_Blob, ...], cx: float, cy: float, side: float, hint: float | None
+) -> _Fit | None:
+    """The value whose pattern ``subset`` lies on, or None when it fits none."""
+    n = len(subset)
+    diam = float(np.median([b.diameter for b in subset]))
+    pts = np.array([(b.x, b.y) for b in subset], dtype=np.float64)
+    scale = hint if hint else side
+    if n == 1:
+        off = math.hypot(pts[0, 0] - cx, pts[0, 1] - cy)
+        if off > 0.18 * scale:
+            return None
+        return _Fit(1, subset, off / (3 * diam), 0.0, (pts[0, 0], pts[0, 1]), diam)
+    centre = pts.mean(axis=0)
+    if math.hypot(centre[0] - cx, centre[1] - cy) > 0.25 * scale:
+        return None
+    # Grid angle candidates: every pair's direction, and that direction turned 45
+    # degrees (pairs on a diagonal); all are tried at once.
+    ii, jj = np.triu_indices(n, 1)
+    d = pts[jj] - pts[ii]
+    a = np.arctan2(d[:, 1], d[:, 0])
+    angles = np.concatenate([a, a + math.pi / 4]) % (math.pi / 2)
+    c, s = np.cos(angles), np.sin(angles)
+    rel = pts - centre
+    rx = rel[:, 0][None, :] * c[:, None] + rel[:, 1][None, :] * s[:, None]
+    ry = -rel[:, 0][None, :] * s[:, None] + rel[:, 1][None, :] * c[:, None]
+    lox, loy = rx.min(axis=1), ry.min(axis=1)
+    ex, ey = rx.max(axis=1) - lox, ry.max(axis=1) - loy
+    step = (ex + ey) / 4
+    ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= 0.72 * diam)
+    ok &= step <= 4.0 * diam
+    if hint:
+        ok &= (step >= 0.15 * hint) & (step <= 0.42 * hint)
+    best: _Fit | None = None
+    for k in np.flatnonzero(ok):
+        gx = (rx[k] - lox[k]) / (ex[k] / 2)
+        gy = (ry[k] - loy[k]) / (ey[k] / 2)
+        nx, ny = np.round(gx), np.round(gy)
+        residual = float(np.sqrt(np.mean((gx - nx) ** 2 + (gy - ny) ** 2)))
+        if residual > _MAX_RESIDUAL or (best is not None and residual >= best.residual):
+            continue
+        occupied = frozenset((int(u), int(v)) for u, v in zip(nx, ny, strict=True))
+        value = _LAYOUTS.get(occupied) if len(occupied) == n else None
+        if value is None:
+            continue
+        best = _Fit(
+            value, subset, residual, 0.0, (float(centre[0]), float(centre[1])), float(step[k])
+        )
+    return best
