@@ -70,7 +70,7 @@ class _Blob:
     y: float
     diameter: float
     peak: float  # contrast against the face colour (Lab distance) near the blob's middle
-    roundness: float  # 0..1: minor/major axis ratio times fill of the fitted ellipse
+    roundness: float  # 0..1: minor/major axis ratio of the fitted ellipse
     colour: tuple[float, float, float]  # mean Lab colour inside the blob
     lighter: bool  # lighter than the face (pips of one face share this)
 
@@ -109,13 +109,27 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
     hint = hint_size_px * scale if hint_size_px else None
 
-    blobs = _find_blobs(lab, hint)
-    if not blobs:
-        return FaceCount(None, 0.0, (), "no pips found")
-    fits = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint)
+    fits: list[_Fit] = []
+    any_blobs = False
+    result = FaceCount(None, 0.0, (), "no pips found")
+    # The likeliest face colour first; the others only when it gives no sure reading.
+    for face in _face_colours(lab):
+        blobs = _find_blobs(lab, face, hint)
+        if blobs:
+            any_blobs = True
+            fits.extend(_fit_groups(blobs, lab.shape[1], lab.shape[0], hint))
+        if any_blobs:
+            result = _decide(fits, scale)
+        if result.value is not None:
+            break
+    return result
+
+
+def _decide(fits: list[_Fit], scale: float) -> FaceCount:
+    """The reading from the fits found, or None with the reason when they do not agree."""
     if not fits:
         return FaceCount(None, 0.0, (), "pips fit no standard face")
-    fits.sort(key=lambda f: f.score, reverse=True)
+    fits = sorted(fits, key=lambda f: f.score, reverse=True)
     best = fits[0]
     rivals = [f for f in fits[1:] if f.value != best.value]
     margin = 1.0 if not rivals else 1.0 - rivals[0].score / best.score
@@ -127,7 +141,7 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     if margin < 0.2:
         return FaceCount(
             None,
-            confidence,
+            round(confidence, 3),
             pips,
             f"ambiguous: reads as {best.value} or {rivals[0].value}",
         )
@@ -138,20 +152,41 @@ def _yx(b: _Blob) -> tuple[float, float]:
     return (b.y, b.x)
 
 
-def _face_colour(lab: np.ndarray) -> FloatArray:
-    """Median Lab colour of the crop's central disc: mostly face even on a 5 or 6."""
+def _face_colours(lab: np.ndarray) -> list[FloatArray]:
+    """Candidate Lab colours of the face, likeliest first.
+
+    The median of the crop's central disc is mostly face even on a 5 or 6; a large
+    logo around a 1 pip can outweigh the face there, so the two colour clusters of
+    that disc (split along their main axis of variation) are candidates too.
+    """
     h, w = lab.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w]
-    r = 0.22 * min(h, w)
+    r = 0.3 * min(h, w)
     inside = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= r * r
-    return np.median(lab[inside], axis=0).astype(np.float64)
+    pix = lab[inside].astype(np.float64)
+    core = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= (0.22 * min(h, w)) ** 2
+    colours = [np.median(lab[core], axis=0).astype(np.float64)]
+    centred = pix - pix.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred[::7], full_matrices=False)
+    proj = centred @ vt[0]
+    lo, hi = float(proj.min()), float(proj.max())
+    if hi - lo < 1e-6:
+        return colours
+    u8 = np.round((proj - lo) * 255 / (hi - lo)).astype(np.uint8)
+    t, _ = cv2.threshold(u8.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    for part in (u8 <= t, u8 > t):
+        if part.sum() < 0.15 * len(pix):
+            continue
+        c = np.median(pix[part], axis=0)
+        if all(np.linalg.norm(c - o) > 25 for o in colours):
+            colours.append(c)
+    return colours
 
 
-def _find_blobs(lab: np.ndarray, hint: float | None) -> list[_Blob]:
-    """Round blobs that differ from the face colour, one per pip, across thresholds."""
+def _find_blobs(lab: np.ndarray, face: FloatArray, hint: float | None) -> list[_Blob]:
+    """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds."""
     h, w = lab.shape[:2]
     side = float(min(h, w))
-    face = _face_colour(lab)
     diff = lab - face.astype(np.float32)
     dist = np.sqrt(np.sum(diff * diff, axis=2))
     if hint:
@@ -183,8 +218,8 @@ def _find_blobs(lab: np.ndarray, hint: float | None) -> list[_Blob]:
             l2 = max((mu20 + mu02) / 2 - common, 1e-6)
             ratio = math.sqrt(l2 / l1)
             fill = area / (4 * math.pi * math.sqrt(l1 * l2))
-            roundness = ratio * min(1.0, fill) ** 2
-            if ratio < 0.55 or fill < 0.8:
+            roundness = ratio
+            if ratio < 0.6 or fill < 0.8:
                 continue
             pix = lab[y0 : y0 + bh, x0 : x0 + bw][sub]
             dpix = dist[y0 : y0 + bh, x0 : x0 + bw][sub]
@@ -240,6 +275,8 @@ def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[
     side = float(min(w, h))
     cx, cy = w / 2, h / 2
     strongest = max(b.peak for b in blobs)
+    # Scores compare across face-colour hypotheses, so contrast counts in Lab units.
+    unit = 100.0
     refs = sorted(blobs, key=lambda b: b.peak * b.roundness, reverse=True)[:5]
     fits: dict[tuple[int, ...], _Fit] = {}
     seen: set[tuple[int, ...]] = set()
@@ -273,7 +310,7 @@ def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[
                 mean_peak = sum(b.peak for b in subset) / len(subset)
                 score = (
                     (1.0 - fit.residual / _MAX_RESIDUAL * 0.5)
-                    * (mean_peak / strongest)
+                    * (mean_peak / unit)
                     * (1.0 + 0.05 * len(subset))
                 )
                 fits[key] = _Fit(fit.value, fit.blobs, fit.residual, score, fit.centre, fit.step)
@@ -292,10 +329,11 @@ def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> 
     diam = float(np.median([b.diameter for b in subset]))
     weakest = min(b.peak for b in subset)
     for b in blobs:
-        # Smaller blobs may be logo letters or speckles; a larger one may not be ignored.
-        if b in subset or b.diameter < 0.7 * diam or b.lighter != subset[0].lighter:
+        # Smaller blobs may be logo letters or speckles; a larger one may not be ignored,
+        # nor a clearly round one of the other polarity (it may be the real pip).
+        if b in subset or b.diameter < 0.7 * diam or b.peak < 0.75 * weakest:
             continue
-        if b.peak < 0.75 * weakest:
+        if b.lighter != subset[0].lighter and b.roundness < 0.75:
             continue
         if math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) < reach:
             return True
@@ -316,7 +354,9 @@ def _fit_layout(
     scale = hint if hint else side
     if n == 1:
         off = math.hypot(pts[0, 0] - cx, pts[0, 1] - cy)
-        if off > 0.18 * scale:
+        # A lone pip sits at the face centre and is not a speck: a die fills at least
+        # 40 % of the crop and a pip is at least ~12 % of the die's side.
+        if off > 0.18 * scale or diam < (0.1 * hint if hint else 0.05 * side):
             return None
         return _Fit(1, subset, off / (3 * diam), 0.0, (pts[0, 0], pts[0, 1]), diam)
     centre = pts.mean(axis=0)
@@ -336,9 +376,13 @@ def _fit_layout(
     ex, ey = rx.max(axis=1) - lox, ry.max(axis=1) - loy
     step = (ex + ey) / 4
     ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= 0.72 * diam)
-    ok &= step <= 4.0 * diam
+    ok &= step <= 3.0 * diam
+    # The grid step is about a quarter of the die's side, and the die fills 40-100 %
+    # of the crop.
     if hint:
         ok &= (step >= 0.15 * hint) & (step <= 0.42 * hint)
+    else:
+        ok &= (step >= 0.09 * side) & (step <= 0.4 * side)
     best: _Fit | None = None
     for k in np.flatnonzero(ok):
         gx = (rx[k] - lox[k]) / (ex[k] / 2)
