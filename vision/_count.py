@@ -325,7 +325,7 @@ def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[
 
 def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
     """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted."""
-    reach = 2.0 * fit.step if fit.value > 1 else 2.5 * fit.blobs[0].diameter
+    reach = 2.0 * fit.step if fit.value > 1 else 3.2 * fit.blobs[0].diameter
     diam = float(np.median([b.diameter for b in subset]))
     weakest = min(b.peak for b in subset)
     for b in blobs:
@@ -375,14 +375,16 @@ def _fit_layout(
     lox, loy = rx.min(axis=1), ry.min(axis=1)
     ex, ey = rx.max(axis=1) - lox, ry.max(axis=1) - loy
     step = (ex + ey) / 4
-    ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= 0.72 * diam)
-    ok &= step <= 3.0 * diam
-    # The grid step is about a quarter of the die's side, and the die fills 40-100 %
-    # of the crop.
-    if hint:
-        ok &= (step >= 0.15 * hint) & (step <= 0.42 * hint)
+    # The grid step is about a quarter of the die's side (the die fills 40-100 % of
+    # the crop), and pips on a diagonal do not touch. Many dice set the two pips of a
+    # 2 closer to the centre than the corners, so a 2 only needs its pips apart.
+    smallest_die = hint if hint else 0.4 * side
+    if n == 2:
+        lower = max(0.5 * diam, 0.07 * smallest_die)
     else:
-        ok &= (step >= 0.09 * side) & (step <= 0.4 * side)
+        lower = max(0.72 * diam, 0.2 * smallest_die)
+    ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= lower)
+    ok &= (step <= 3.0 * diam) & (step <= 0.42 * (hint if hint else side))
     best: _Fit | None = None
     for k in np.flatnonzero(ok):
         gx = (rx[k] - lox[k]) / (ex[k] / 2)

@@ -42,6 +42,11 @@ class ReaderParams(NamedTuple):
     #: An empty grid place that looks this much like a pip (share of the face's pip
     #: contrast) makes the reading uncertain.
     max_ghost_pip_ratio: float = 0.55
+    #: Least share of a two's or three's face (off its pips) that has the face's colour.
+    min_face_uniformity: float = 0.7
+    #: Least share of the sides of a two's or three's face along which what lies outside
+    #: differs from the face: pips on a grained or speckled table have no face around them.
+    min_face_distinct: float = 0.25
     #: Below this confidence a die is reported with value None and the flag ``uncertain``.
     min_confidence: float = 0.6
     #: Below this confidence the pips are not taken for a die at all (a pattern on a tray

@@ -388,6 +388,85 @@ def _face_support(
     return float((like_face | like_pip).mean())
 
 
+#: Points inside a face (square coordinates, side 1) where its colour is sampled, and on a
+#: square ring just outside it (per side, 5 points along it) where the surroundings are.
+_INNER = (
+    np.stack(np.meshgrid(np.linspace(-0.34, 0.34, 7), np.linspace(-0.34, 0.34, 7)), axis=-1)
+    .reshape(-1, 2)
+    .astype(np.float32)
+)
+_ALONG = np.linspace(-0.4, 0.4, 5, dtype=np.float32)
+_OUTER = np.concatenate(
+    [
+        np.stack([np.full(5, sx * out, np.float32), _ALONG], axis=1)
+        if axis == 0
+        else np.stack([_ALONG, np.full(5, sx * out, np.float32)], axis=1)
+        for out in (0.7, 0.85, 1.0)
+        for axis in (0, 1)
+        for sx in (-1.0, 1.0)
+    ]
+)
+_JITTER = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32)
+
+
+def _sample_bgr(
+    blur: Image, pts: npt.NDArray[np.float32], radius: float
+) -> npt.NDArray[np.float32]:
+    """Mean BGR around each point of ``pts`` (K, 2): the point and four at ``radius`` px."""
+    h, w = blur.shape[:2]
+    p = pts[:, None, :] + _JITTER[None] * radius
+    ix = np.clip(np.rint(p[..., 0]), 0, w - 1).astype(np.intp)
+    iy = np.clip(np.rint(p[..., 1]), 0, h - 1).astype(np.intp)
+    out: npt.NDArray[np.float32] = blur[iy, ix].astype(np.float32).mean(axis=1)
+    return out
+
+
+def _face_evidence(
+    blur: Image,
+    center: tuple[float, float],
+    side: float,
+    angle: float,
+    pips: npt.NDArray[np.float32],
+    diam: float,
+) -> tuple[float, float]:
+    """How much the fitted square looks like a die face: ``(uniform, distinct)`` shares.
+
+    ``uniform`` is the share of points inside the square (off the ``pips`` (K, 2), of
+    diameter ``diam``) that have the face's colour; ``distinct`` the share of the square's
+    four sides whose ring just outside differs from it. Pips on a wood grain or a speckled
+    table have no face: what surrounds them is the same colour as between them.
+    """
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+
+    def place(uv: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        g = uv * side
+        return np.stack(
+            [center[0] + g[:, 0] * ca - g[:, 1] * sa, center[1] + g[:, 0] * sa + g[:, 1] * ca],
+            axis=1,
+        ).astype(np.float32)
+
+    inner = place(_INNER)
+    off_pip = np.linalg.norm(inner[:, None, :] - pips[None, :, :], axis=2).min(axis=1) > (
+        0.8 * diam
+    )
+    if int(off_pip.sum()) < 6:
+        return 0.0, 0.0
+    radius = max(1.0, 0.06 * side)
+    inside = _sample_bgr(blur, inner[off_pip], radius)
+    face = np.median(inside, axis=0)
+    dev = np.linalg.norm(inside - face, axis=1)
+    noise = float(np.median(dev))
+    tol = max(18.0, 2.5 * noise)
+    uniform = float((dev <= tol).mean())
+    # The die may be wider than its pips' grid suggests (broad margins, a bevel): look for
+    # the surroundings at three distances out from the centre.
+    outside = _sample_bgr(blur, place(_OUTER), radius)
+    differs = np.linalg.norm(outside - face, axis=1) > max(28.0, 3.0 * noise)
+    sides = differs.reshape(3, 4, 5).sum(axis=2) >= 3
+    distinct = float(sides.any(axis=0).mean())
+    return uniform, distinct
+
+
 def _on_floor(
     blur: Image, center: tuple[float, float], diam: float, face_bgr: npt.NDArray[np.float32]
 ) -> bool:
@@ -487,6 +566,11 @@ def _check_face(
                 blur, fit, cands.ring_bgr[members], float(np.mean(contrast)), pol, channel
             )
             if support < 0.35:
+                return None
+            uniform, distinct = _face_evidence(
+                blur, fit.center, size, fit.angle, cands.xy[members], diam
+            )
+            if uniform < params.min_face_uniformity or distinct < params.min_face_distinct:
                 return None
             quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
