@@ -194,15 +194,20 @@ def _find_blobs(lab: np.ndarray, face: FloatArray, hint: float | None) -> list[_
     else:
         dmin, dmax = 0.035 * side, 0.3 * side
     amin, amax = math.pi / 4 * dmin**2, math.pi / 4 * dmax**2
+    # Coloured pips on a marbled face differ from it more in hue than the marbling
+    # does, so the chroma distance is searched as well as the full colour distance.
+    chroma = np.sqrt(np.sum(diff[:, :, 1:] ** 2, axis=2))
     yy, xx = np.mgrid[0:h, 0:w]
     central = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= (0.45 * side) ** 2
-    top = float(np.percentile(dist[central], 99.5))
-    if top < 12.0:  # nothing on the face stands out from it
-        return []
+    masks = []
+    for plane in (dist, chroma):
+        top = float(np.percentile(plane[central], 99.5))
+        if top >= 12.0:  # below that, nothing on the face stands out from it
+            masks.extend(plane >= level * top for level in _LEVELS)
 
     found: list[_Blob] = []
-    for level in _LEVELS:
-        mask = (dist >= level * top).astype(np.uint8)
+    for mask_b in masks:
+        mask = mask_b.astype(np.uint8)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         for i in range(1, n):
             x0, y0, bw, bh, area = (int(v) for v in stats[i])
@@ -325,7 +330,9 @@ def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[
 
 def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
     """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted."""
-    reach = 2.0 * fit.step if fit.value > 1 else 3.2 * fit.blobs[0].diameter
+    diam = float(np.median([b.diameter for b in subset]))
+    # The face reaches past the outer pips; a 1 or a 2 can sit small on a big face.
+    reach = 2.0 * fit.step if fit.value > 2 else max(2.0 * fit.step, 3.2 * diam)
     diam = float(np.median([b.diameter for b in subset]))
     weakest = min(b.peak for b in subset)
     for b in blobs:
