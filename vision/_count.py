@@ -109,15 +109,22 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
     hint = hint_size_px * scale if hint_size_px else None
 
+    die = _die_region(lab)
+    if die is not None and hint is None:
+        centre: tuple[float, float] = (die.x, die.y)
+    else:
+        centre = (lab.shape[1] / 2, lab.shape[0] / 2)
     fits: list[_Fit] = []
     any_blobs = False
     result = FaceCount(None, 0.0, (), "no pips found")
     # The likeliest face colour first; the others only when it gives no sure reading.
     for face in _face_colours(lab):
-        blobs = _find_blobs(lab, face, hint)
+        blobs = _find_blobs(lab, face, hint, None if die is None else die.mask)
+        if die is not None:
+            blobs = [b for b in blobs if die.mask[int(b.y), int(b.x)]]
         if blobs:
             any_blobs = True
-            fits.extend(_fit_groups(blobs, lab.shape[1], lab.shape[0], hint))
+            fits.extend(_fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre))
         if any_blobs:
             result = _decide(fits, scale)
         if result.value is not None:
@@ -146,6 +153,68 @@ def _decide(fits: list[_Fit], scale: float) -> FaceCount:
             f"ambiguous: reads as {best.value} or {rivals[0].value}",
         )
     return FaceCount(best.value, round(confidence, 3), pips, "")
+
+
+@dataclass(frozen=True)
+class _Die:
+    x: float
+    y: float
+    side: float
+    mask: npt.NDArray[np.bool_]
+
+
+def _die_region(lab: np.ndarray) -> _Die | None:
+    """The die's silhouette: the compact region around the centre unlike the crop border.
+
+    None when the border is not one floor colour or the region is not die-shaped
+    (a white die on a white board, dice touching).
+    """
+    h, w = lab.shape[:2]
+    m = max(2, round(0.05 * min(h, w)))
+    ring = np.concatenate(
+        [
+            lab[:m].reshape(-1, 3),
+            lab[-m:].reshape(-1, 3),
+            lab[:, :m].reshape(-1, 3),
+            lab[:, -m:].reshape(-1, 3),
+        ]
+    )
+    floor = np.median(ring, axis=0)
+    dist = np.sqrt(np.sum((lab - floor.astype(np.float32)) ** 2, axis=2))
+    if float(np.percentile(np.linalg.norm(ring - floor, axis=1), 60)) > 20:
+        return None  # the border is not one floor colour
+    u8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    t, mask = cv2.threshold(u8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if t < 30:  # under ~15 Lab units the die does not stand out from the floor
+        return None
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    yy, xx = h // 2, w // 2
+    ids = np.unique(labels[yy - h // 8 : yy + h // 8, xx - w // 8 : xx + w // 8])
+    ids = ids[ids > 0]
+    if len(ids) == 0:
+        return None
+    best = int(max(ids, key=lambda i: stats[i, cv2.CC_STAT_AREA]))
+    region = (labels == best).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    outline = max(contours, key=cv2.contourArea)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, [outline], -1, 1, -1)
+    area = float(filled.sum())
+    hull = cv2.convexHull(outline)
+    if area < 0.12 * h * w or area > 0.92 * h * w:
+        return None
+    if area < 0.85 * cv2.contourArea(hull):
+        return None  # not convex: dice touching, or floor texture
+    (rx, ry), (rw, rh), _ = cv2.minAreaRect(outline)
+    if max(rw, rh) > 1.45 * min(rw, rh):
+        return None
+    mom = cv2.moments(filled, binaryImage=True)
+    return _Die(
+        mom["m10"] / mom["m00"], mom["m01"] / mom["m00"], math.sqrt(area), filled.astype(bool)
+    )
 
 
 def _yx(b: _Blob) -> tuple[float, float]:
@@ -183,7 +252,12 @@ def _face_colours(lab: np.ndarray) -> list[FloatArray]:
     return colours
 
 
-def _find_blobs(lab: np.ndarray, face: FloatArray, hint: float | None) -> list[_Blob]:
+def _find_blobs(
+    lab: np.ndarray,
+    face: FloatArray,
+    hint: float | None,
+    region: npt.NDArray[np.bool_] | None = None,
+) -> list[_Blob]:
     """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds."""
     h, w = lab.shape[:2]
     side = float(min(h, w))
@@ -194,13 +268,13 @@ def _find_blobs(lab: np.ndarray, face: FloatArray, hint: float | None) -> list[_
     else:
         dmin, dmax = 0.035 * side, 0.3 * side
     amin, amax = math.pi / 4 * dmin**2, math.pi / 4 * dmax**2
-    # Coloured pips on a marbled face differ from it more in hue than the marbling
-    # does, so the chroma distance is searched as well as the full colour distance.
-    chroma = np.sqrt(np.sum(diff[:, :, 1:] ** 2, axis=2))
     yy, xx = np.mgrid[0:h, 0:w]
     central = (xx - w / 2) ** 2 + (yy - h / 2) ** 2 <= (0.45 * side) ** 2
+    if region is not None:
+        # The floor is not part of the face's contrast range.
+        central &= cv2.erode(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     masks = []
-    for plane in (dist, chroma):
+    for plane in (dist,):
         top = float(np.percentile(plane[central], 99.5))
         if top >= 12.0:  # below that, nothing on the face stands out from it
             masks.extend(plane >= level * top for level in _LEVELS)
@@ -275,10 +349,12 @@ def _merge_levels(found: list[_Blob]) -> list[_Blob]:
     return merged
 
 
-def _fit_groups(blobs: list[_Blob], w: int, h: int, hint: float | None) -> list[_Fit]:
+def _fit_groups(
+    blobs: list[_Blob], w: int, h: int, hint: float | None, centre: tuple[float, float]
+) -> list[_Fit]:
     """Every consistent group of blobs that lies on a standard face, with a score."""
     side = float(min(w, h))
-    cx, cy = w / 2, h / 2
+    cx, cy = centre
     strongest = max(b.peak for b in blobs)
     # Scores compare across face-colour hypotheses, so contrast counts in Lab units.
     unit = 100.0
@@ -389,7 +465,7 @@ def _fit_layout(
     if n == 2:
         lower = max(0.5 * diam, 0.07 * smallest_die)
     else:
-        lower = max(0.72 * diam, 0.2 * smallest_die)
+        lower = max(0.72 * diam, 0.14 * smallest_die)
     ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= lower)
     ok &= (step <= 3.0 * diam) & (step <= 0.42 * (hint if hint else side))
     best: _Fit | None = None
