@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -136,6 +136,12 @@ def _decide(fits: list[_Fit], scale: float) -> FaceCount:
     """The reading from the fits found, or None with the reason when they do not agree."""
     if not fits:
         return FaceCount(None, 0.0, (), "pips fit no standard face")
+    # Pips much smaller than those of another reading are logo letters or speckles.
+    sizes = [float(np.median([b.diameter for b in f.blobs])) for f in fits]
+    biggest = max(sizes)
+    fits = [
+        replace(f, score=f.score * min(1.0, d / (0.6 * biggest))) for f, d in zip(fits, sizes, strict=True)
+    ]
     fits = sorted(fits, key=lambda f: f.score, reverse=True)
     best = fits[0]
     rivals = [f for f in fits[1:] if f.value != best.value]
@@ -407,18 +413,27 @@ def _fit_groups(
 def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
     """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted."""
     diam = float(np.median([b.diameter for b in subset]))
-    # The face reaches past the outer pips; a 1 or a 2 can sit small on a big face.
-    reach = 2.0 * fit.step if fit.value > 2 else max(2.0 * fit.step, 3.2 * diam)
-    diam = float(np.median([b.diameter for b in subset]))
     weakest = min(b.peak for b in subset)
+    sparse = fit.value <= 2
+    # The face reaches past the outer pips; a 1 or a 2 can sit small on a big face.
+    reach = max(2.0 * fit.step, 3.2 * diam) if sparse else 2.0 * fit.step
     for b in blobs:
-        # Smaller blobs may be logo letters or speckles; a larger one may not be ignored,
-        # nor a clearly round one of the other polarity (it may be the real pip).
-        if b in subset or b.diameter < 0.7 * diam or b.peak < 0.75 * weakest:
+        if b in subset or math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) >= reach:
             continue
-        if b.lighter != subset[0].lighter and b.roundness < 0.75:
-            continue
-        if math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) < reach:
+        # A larger blob may not be ignored, nor a clearly round one of the other
+        # polarity (it may be the real pip). Much smaller blobs may be logo letters.
+        if b.diameter >= 0.7 * diam and b.peak >= 0.75 * weakest:
+            if b.lighter == subset[0].lighter or b.roundness >= 0.75:
+                return True
+        # A 1 or a 2 read from the strongest pips of a blurred 4, 5 or 6: the other
+        # pips are there, only fainter or smaller.
+        if (
+            sparse
+            and b.diameter >= 0.45 * diam
+            and b.peak >= 0.5 * weakest
+            and b.lighter == subset[0].lighter
+            and _lab_dist(b.colour, subset[0].colour) < 0.6 * weakest
+        ):
             return True
     return False
 
