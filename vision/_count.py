@@ -117,8 +117,9 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     fits: list[_Fit] = []
     any_blobs = False
     result = FaceCount(None, 0.0, (), "no pips found")
+    colours = _face_colours(lab)
     # The likeliest face colour first; the others only when it gives no sure reading.
-    for face in _face_colours(lab):
+    for face in colours:
         blobs = _find_blobs(lab, face, hint, None if die is None else die.mask)
         if die is not None:
             blobs = [b for b in blobs if die.mask[int(b.y), int(b.x)]]
@@ -126,21 +127,44 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
             any_blobs = True
             fits.extend(_fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre))
         if any_blobs:
-            result = _decide(fits, scale)
-        if result.value is not None:
-            break
+            result, best = _decide(fits, scale)
+            if result.value is not None and best is not None:
+                if _glare_hides_a_pip(lab, best, float(colours[0][0])):
+                    return FaceCount(None, result.confidence, result.pips, "glare spot on the face")
+                break
     return result
 
 
-def _decide(fits: list[_Fit], scale: float) -> FaceCount:
+def _glare_hides_a_pip(lab: np.ndarray, fit: _Fit, face_l: float) -> bool:
+    """True when a clipped highlight lies on the face where it could hide a pip."""
+    level = max(245.0, face_l + 30.0)
+    if face_l > 225.0:
+        return False  # a white face: a highlight on it is only as bright as the face
+    bright = (lab[:, :, 0] >= level).astype(np.uint8)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    diam = float(np.median([b.diameter for b in fit.blobs]))
+    reach = 1.8 * fit.step if fit.value > 2 else 2.5 * diam
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < 0.25 * math.pi / 4 * diam**2:
+            continue
+        x, y = cents[i]
+        if math.hypot(x - fit.centre[0], y - fit.centre[1]) > reach:
+            continue
+        if all(math.hypot(x - b.x, y - b.y) > 0.6 * diam for b in fit.blobs):
+            return True
+    return False
+
+
+def _decide(fits: list[_Fit], scale: float) -> tuple[FaceCount, _Fit | None]:
     """The reading from the fits found, or None with the reason when they do not agree."""
     if not fits:
-        return FaceCount(None, 0.0, (), "pips fit no standard face")
+        return FaceCount(None, 0.0, (), "pips fit no standard face"), None
     # Pips much smaller than those of another reading are logo letters or speckles.
     sizes = [float(np.median([b.diameter for b in f.blobs])) for f in fits]
     biggest = max(sizes)
     fits = [
-        replace(f, score=f.score * min(1.0, d / (0.6 * biggest))) for f, d in zip(fits, sizes, strict=True)
+        replace(f, score=f.score * min(1.0, d / (0.6 * biggest)))
+        for f, d in zip(fits, sizes, strict=True)
     ]
     fits = sorted(fits, key=lambda f: f.score, reverse=True)
     best = fits[0]
@@ -152,13 +176,9 @@ def _decide(fits: list[_Fit], scale: float) -> FaceCount:
         (b.x / scale, b.y / scale, b.diameter / scale) for b in sorted(best.blobs, key=_yx)
     )
     if margin < 0.2:
-        return FaceCount(
-            None,
-            round(confidence, 3),
-            pips,
-            f"ambiguous: reads as {best.value} or {rivals[0].value}",
-        )
-    return FaceCount(best.value, round(confidence, 3), pips, "")
+        reason = f"ambiguous: reads as {best.value} or {rivals[0].value}"
+        return FaceCount(None, round(confidence, 3), pips, reason), None
+    return FaceCount(best.value, round(confidence, 3), pips, ""), best
 
 
 @dataclass(frozen=True)
@@ -194,7 +214,7 @@ def _die_region(lab: np.ndarray) -> _Die | None:
     if t < 30:  # under ~15 Lab units the die does not stand out from the floor
         return None
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n < 2:
         return None
     yy, xx = h // 2, w // 2
@@ -214,7 +234,7 @@ def _die_region(lab: np.ndarray) -> _Die | None:
         return None
     if area < 0.85 * cv2.contourArea(hull):
         return None  # not convex: dice touching, or floor texture
-    (rx, ry), (rw, rh), _ = cv2.minAreaRect(outline)
+    _, (rw, rh), _ = cv2.minAreaRect(outline)
     if max(rw, rh) > 1.45 * min(rw, rh):
         return None
     mom = cv2.moments(filled, binaryImage=True)
@@ -279,7 +299,7 @@ def _find_blobs(
     if region is not None:
         # The floor is not part of the face's contrast range.
         central &= cv2.erode(region.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-    masks = []
+    masks: list[npt.NDArray[np.bool_]] = []
     for plane in (dist,):
         top = float(np.percentile(plane[central], 99.5))
         if top >= 12.0:  # below that, nothing on the face stands out from it
@@ -377,6 +397,8 @@ def _fit_groups(
             and 0.6 * ref.peak <= b.peak <= ref.peak / 0.6
             and _lab_dist(b.colour, ref.colour) < 0.5 * ref.peak
             and b.lighter == ref.lighter
+            # Pips on a side face are squashed much more than those on the top face.
+            and b.roundness >= ref.roundness - 0.2
         ]
         members.sort(key=lambda b: b.peak, reverse=True)
         members = members[:7]
@@ -422,9 +444,12 @@ def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> 
             continue
         # A larger blob may not be ignored, nor a clearly round one of the other
         # polarity (it may be the real pip). Much smaller blobs may be logo letters.
-        if b.diameter >= 0.7 * diam and b.peak >= 0.75 * weakest:
-            if b.lighter == subset[0].lighter or b.roundness >= 0.75:
-                return True
+        if (
+            b.diameter >= 0.7 * diam
+            and b.peak >= 0.75 * weakest
+            and (b.lighter == subset[0].lighter or b.roundness >= 0.75)
+        ):
+            return True
         # A 1 or a 2 read from the strongest pips of a blurred 4, 5 or 6: the other
         # pips are there, only fainter or smaller.
         if (
