@@ -115,7 +115,7 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     else:
         centre = (lab.shape[1] / 2, lab.shape[0] / 2)
     fits: list[_Fit] = []
-    any_blobs = False
+    any_blobs = blocked = False
     result = FaceCount(None, 0.0, (), "no pips found")
     colours = _face_colours(lab)
     # The likeliest face colour first; the others only when it gives no sure reading.
@@ -125,9 +125,16 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
             blobs = [b for b in blobs if die.mask[int(b.y), int(b.x)]]
         if blobs:
             any_blobs = True
-            fits.extend(_fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre))
+            found, blocked = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre)
+            fits.extend(found)
         if any_blobs:
             result, best = _decide(fits, scale)
+            if result.value is None and blocked and face is colours[0]:
+                # Pips that fit a face save for one odd blob (a highlight, a smudge):
+                # another face colour would only explain the odd blob away.
+                return FaceCount(
+                    None, result.confidence, result.pips, "a blob on the face breaks its pattern"
+                )
             if result.value is not None and best is not None:
                 if _glare_hides_a_pip(lab, best, float(colours[0][0])):
                     return FaceCount(None, result.confidence, result.pips, "glare spot on the face")
@@ -377,8 +384,13 @@ def _merge_levels(found: list[_Blob]) -> list[_Blob]:
 
 def _fit_groups(
     blobs: list[_Blob], w: int, h: int, hint: float | None, centre: tuple[float, float]
-) -> list[_Fit]:
-    """Every consistent group of blobs that lies on a standard face, with a score."""
+) -> tuple[list[_Fit], bool]:
+    """Every consistent group of blobs that lies on a standard face, with a score.
+
+    The flag says whether a group of two or more pips fit a face but was refused
+    because another blob lies on that face.
+    """
+    blocked = False
     side = float(min(w, h))
     cx, cy = centre
     strongest = max(b.peak for b in blobs)
@@ -415,6 +427,7 @@ def _fit_groups(
                 if fit is None:
                     continue
                 if _ignores_a_pip(subset, blobs, fit):
+                    blocked = blocked or (drop == 0 and len(subset) >= 2)
                     continue  # a pip as strong as the counted ones would be ignored
                 mean_peak = sum(b.peak for b in subset) / len(subset)
                 score = (
@@ -429,7 +442,7 @@ def _fit_groups(
     for key, fit in fits.items():
         if not any(len(other) > len(key) and set(key) <= set(other) for other in fits):
             kept.append(fit)
-    return kept
+    return kept, blocked
 
 
 def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
