@@ -186,7 +186,7 @@ def test_casino_crops_accuracy(datasets_dir: Path) -> None:
     if not root.is_dir():
         pytest.skip("chase_casino_crops is not available")
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from eval_crops import folder_crops  # noqa: PLC0415
+    from eval_crops import folder_crops
 
     right = wrong = unsure = 0
     for _, truth, img in folder_crops(root):
