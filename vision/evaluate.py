@@ -338,7 +338,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also report per video (frames named like name_mp4-N...)",
     )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a reader parameter (vision.params.ReaderParams), e.g. max_upscale=1.5",
+    )
     args = parser.parse_args(argv)
+    params = DEFAULTS
+    for item in args.param:
+        name, _, value = item.partition("=")
+        if name not in ReaderParams._fields:
+            parser.error(f"unknown reader parameter: {name}")
+        kind = type(getattr(DEFAULTS, name))
+        try:
+            params = params._replace(**{name: kind(value) if kind is not bool else value == "1"})
+        except ValueError:
+            parser.error(f"bad value for {name}: {value}")
     if not args.dataset.is_dir():
         parser.error(f"not a folder: {args.dataset}")
     splits = find_splits(args.dataset)
@@ -351,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     videos: dict[str, Tally] = {}
     for split in splits:
         tally = Tally()
-        for img, result in evaluate_split(split, failures=args.failures):
+        for img, result in evaluate_split(split, params=params, failures=args.failures):
             tally.add(result)
             m = _VIDEO.match(img.name)
             if args.by_video and m:

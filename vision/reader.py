@@ -461,7 +461,8 @@ def _face_evidence(
     # The die may be wider than its pips' grid suggests (broad margins, a bevel): look for
     # the surroundings at three distances out from the centre.
     outside = _sample_bgr(blur, place(_OUTER), radius)
-    differs = np.linalg.norm(outside - face, axis=1) > max(28.0, 3.0 * noise)
+    # A busy face (translucent, marbled) is no reason to ask for a starker surround.
+    differs = np.linalg.norm(outside - face, axis=1) > max(28.0, min(3.0 * noise, 55.0))
     sides = differs.reshape(3, 4, 5).sum(axis=2) >= 3
     distinct = float(sides.any(axis=0).mean())
     return uniform, distinct
