@@ -47,6 +47,7 @@ for _value, _nodes in PATTERNS.items():
 _WORK_SIDE = 128.0  # crops are rescaled so their shorter side has this many pixels
 _LEVELS = np.linspace(0.2, 0.9, 8)  # thresholds as fractions of the strongest contrast
 _MAX_RESIDUAL = 0.24  # rms distance of pips from their grid nodes, in grid steps
+_MIN_SCORE = {1: 0.2, 2: 0.4}  # the weakest fit accepted for these values
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,11 @@ def _decide(fits: list[_Fit], scale: float) -> tuple[FaceCount, _Fit | None]:
     pips = tuple(
         (b.x / scale, b.y / scale, b.diameter / scale) for b in sorted(best.blobs, key=_yx)
     )
+    if best.score < _MIN_SCORE.get(best.value, 0.0):
+        # A lone pip or a pair is what a face shows when most of its pips were missed,
+        # so it must be clear and well placed to count.
+        reason = f"too faint or off-centre for a {best.value}"
+        return FaceCount(None, round(confidence, 3), pips, reason), None
     if margin < 0.2:
         reason = f"ambiguous: reads as {best.value} or {rivals[0].value}"
         return FaceCount(None, round(confidence, 3), pips, reason), None
