@@ -291,6 +291,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     pts = cands.xy[members]
     diam = cands.diam[members]
     contrast = cands.contrast[members]
+    roundness = cands.roundness[members]
     dmax = float(diam.max())
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
     subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
@@ -315,9 +316,13 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
                 # grid of equally contrasted pips. A stray speck or a side-face pip added to
                 # a good face makes a worse face with one pip more.
                 contrast_row = contrast[row]
+                # Pips of one face are foreshortened alike: a round top-face pip paired with
+                # flattened side-face pips makes a worse face than the side face's own pips.
+                round_row = roundness[row]
                 conf = min(
                     1.0 - 0.5 * r / params.max_grid_residual,
                     0.25 + float(contrast_row.min() / contrast_row.max()),
+                    0.25 + float(round_row.min() / max(float(round_row.max()), 1e-6)),
                 )
                 score = size + 3.0 * conf + 1.0 * float(diam[row].mean()) / dmax
                 options.append((score, tuple(int(members[i]) for i in row)))
