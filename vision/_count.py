@@ -48,6 +48,7 @@ _WORK_SIDE = 128.0  # crops are rescaled so their shorter side has this many pix
 _LEVELS = np.linspace(0.2, 0.9, 8)  # thresholds as fractions of the strongest contrast
 _MAX_RESIDUAL = 0.24  # rms distance of pips from their grid nodes, in grid steps
 _MIN_SCORE = {1: 0.2, 2: 0.4}  # the weakest fit accepted for these values
+_MAX_GRID_TURN_DEG = 28.0  # pip grid vs the die silhouette's sides (perspective, side faces)
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,8 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
             blobs = [b for b in blobs if die.mask[int(b.y), int(b.x)]]
         if blobs:
             any_blobs = True
-            found, blocked = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre)
+            edge = None if die is None else die.edge_angle
+            found, blocked = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre, edge)
             fits.extend(found)
         if any_blobs:
             result, best = _decide(fits, scale)
@@ -200,6 +202,7 @@ class _Die:
     y: float
     side: float
     mask: npt.NDArray[np.bool_]
+    edge_angle: float  # direction of the silhouette's sides, radians in [0, pi/2)
 
 
 def _die_region(lab: np.ndarray) -> _Die | None:
@@ -247,12 +250,16 @@ def _die_region(lab: np.ndarray) -> _Die | None:
         return None
     if area < 0.85 * cv2.contourArea(hull):
         return None  # not convex: dice touching, or floor texture
-    _, (rw, rh), _ = cv2.minAreaRect(outline)
+    _, (rw, rh), rect_deg = cv2.minAreaRect(outline)
     if max(rw, rh) > 1.45 * min(rw, rh):
         return None
     mom = cv2.moments(filled, binaryImage=True)
     return _Die(
-        mom["m10"] / mom["m00"], mom["m01"] / mom["m00"], math.sqrt(area), filled.astype(bool)
+        mom["m10"] / mom["m00"],
+        mom["m01"] / mom["m00"],
+        math.sqrt(area),
+        filled.astype(bool),
+        math.radians(rect_deg) % (math.pi / 2),
     )
 
 
@@ -389,7 +396,12 @@ def _merge_levels(found: list[_Blob]) -> list[_Blob]:
 
 
 def _fit_groups(
-    blobs: list[_Blob], w: int, h: int, hint: float | None, centre: tuple[float, float]
+    blobs: list[_Blob],
+    w: int,
+    h: int,
+    hint: float | None,
+    centre: tuple[float, float],
+    edge_angle: float | None = None,
 ) -> tuple[list[_Fit], bool]:
     """Every consistent group of blobs that lies on a standard face, with a score.
 
@@ -429,7 +441,7 @@ def _fit_groups(
                 key = tuple(sorted(id(b) for b in subset))
                 if key in fits:
                     continue
-                fit = _fit_layout(subset, cx, cy, side, hint)
+                fit = _fit_layout(subset, cx, cy, side, hint, edge_angle)
                 if fit is None:
                     continue
                 if _ignores_a_pip(subset, blobs, fit):
@@ -487,9 +499,18 @@ def _lab_dist(a: tuple[float, float, float], b: tuple[float, float, float]) -> f
 
 
 def _fit_layout(
-    subset: tuple[_Blob, ...], cx: float, cy: float, side: float, hint: float | None
+    subset: tuple[_Blob, ...],
+    cx: float,
+    cy: float,
+    side: float,
+    hint: float | None,
+    edge_angle: float | None = None,
 ) -> _Fit | None:
-    """The value whose pattern ``subset`` lies on, or None when it fits none."""
+    """The value whose pattern ``subset`` lies on, or None when it fits none.
+
+    ``edge_angle`` (radians) is the direction of the die's sides when known: the pip
+    grid runs along them, so a column of a 6 cannot pass for the diagonal of a 3.
+    """
     n = len(subset)
     diam = float(np.median([b.diameter for b in subset]))
     pts = np.array([(b.x, b.y) for b in subset], dtype=np.float64)
@@ -527,6 +548,9 @@ def _fit_layout(
         lower = max(0.72 * diam, 0.14 * smallest_die)
     ok = (np.minimum(ex, ey) >= 0.7 * np.maximum(ex, ey)) & (step >= lower)
     ok &= (step <= 3.0 * diam) & (step <= 0.42 * (hint if hint else side))
+    if edge_angle is not None:
+        turn = np.abs((angles - edge_angle + math.pi / 4) % (math.pi / 2) - math.pi / 4)
+        ok &= turn <= math.radians(_MAX_GRID_TURN_DEG)
     best: _Fit | None = None
     for k in np.flatnonzero(ok):
         gx = (rx[k] - lox[k]) / (ex[k] / 2)
