@@ -137,6 +137,25 @@ def test_a_logo_ring_around_the_one_pip_is_still_a_one() -> None:
         assert read_face(crop).value == 1
 
 
+@pytest.mark.parametrize("side", [40, 64, 90])
+def test_a_known_die_size_reads_the_same(side: int) -> None:
+    for value in range(1, 7):
+        crop = draw_face(value, side=side, crop=100, angle_deg=17)
+        assert read_face(crop, hint_size_px=side).value == value
+
+
+@pytest.mark.parametrize("angle", [0, 20, 40])
+def test_one_column_of_pips_along_the_sides_is_not_a_three(angle: float) -> None:
+    crop = draw_face(6, angle_deg=angle)
+    a = math.radians(angle)
+    for gy in (-1, 0, 1):  # paint the left column of the 6 over with the body colour
+        u, v = -0.27 * 64, gy * 0.27 * 64
+        x = 48 + u * math.cos(a) - v * math.sin(a)
+        y = 48 + u * math.sin(a) + v * math.cos(a)
+        cv2.circle(crop, (round(x), round(y)), 8, WHITE, -1)
+    assert read_face(crop).value is None
+
+
 def test_pips_are_reported_in_crop_pixels() -> None:
     crop = draw_face(1, side=60, crop=120)
     ((x, y, d),) = read_face(crop).pips
