@@ -156,6 +156,14 @@ def test_one_column_of_pips_along_the_sides_is_not_a_three(angle: float) -> None
     assert read_face(crop).value is None
 
 
+def test_a_neighbour_die_at_the_crop_border_is_not_counted() -> None:
+    for value in range(1, 7):
+        red = draw_face(value, body=RED, pip=WHITE, floor=GREEN_FELT, side=60, angle_deg=10)
+        blue = draw_face(6, body=BLUE, pip=WHITE, floor=GREEN_FELT, side=60, angle_deg=35)
+        pair = np.hstack([red[:, :86], blue[:, 10:]])  # the dice 76 px apart
+        assert read_face(pair[:, :110]).value == value
+
+
 def test_pips_are_reported_in_crop_pixels() -> None:
     crop = draw_face(1, side=60, crop=120)
     ((x, y, d),) = read_face(crop).pips
