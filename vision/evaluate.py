@@ -7,7 +7,7 @@ Layouts understood anywhere under ``DATASET_DIR`` (each folder found is one "spl
 - YOLO: ``<split>/images/*.jpg`` with ``<split>/labels/<stem>.txt``, lines
   ``class cx cy w h`` normalised to [0, 1], ``class = face - 1``;
 - crops: ``<split>/<face>/*.jpg``, one die per image, the folder name is its face (measures
-  pip counting alone: the die read nearest the crop's centre is taken).
+  pip counting alone: the crop's face is read by ``vision._count.read_face``).
 
 A reading matches a labelled die when its centre lies inside the label's box (or within the
 label's radius of a labelled centre); matching is one to one, nearest first.
@@ -27,8 +27,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision._count import read_face
 from vision.params import DEFAULTS, ReaderParams
-from vision.reader import read_array, read_bytes
+from vision.reader import read_bytes
 from vision.result import DieReading
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
@@ -237,27 +238,17 @@ def evaluate_split(
                 if raw is None:
                     continue
                 image = np.asarray(raw, dtype=np.uint8)
-                # The die fills the crop: a margin of the crop's floor colour lets pips at the
-                # crop's edge be measured like any other (a crop is not a photo of a tray).
+                # The die fills the crop: its face is counted by the single-face counter.
                 h, w = image.shape[:2]
-                m = max(h, w) // 4
-                edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).astype(
-                    np.float32
-                )
-                floor = tuple(float(v) for v in np.median(edge, axis=0))
-                padded = np.asarray(
-                    cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=floor),
-                    dtype=np.uint8,
-                )
-                dice = tuple(
+                fc = read_face(image)
+                dice = (
                     DieReading(
-                        d.value,
-                        (d.center[0] - m, d.center[1] - m),
-                        d.size_px,
-                        d.confidence,
-                        d.flags,
-                    )
-                    for d in read_array(padded, params=params)
+                        fc.value,
+                        (w / 2.0, h / 2.0),
+                        float(min(h, w)),
+                        fc.confidence,
+                        () if fc.value is not None else ("uncertain",),
+                    ),
                 )
                 ms = (time.perf_counter() - start) * 1000.0
                 # A crop holds one die: take the reading nearest its centre.

@@ -571,7 +571,10 @@ def _check_face(
             uniform, distinct = _face_evidence(
                 blur, fit.center, size, fit.angle, cands.xy[members], diam
             )
-            if uniform < params.min_face_uniformity or distinct < params.min_face_distinct:
+            # Pips at the smallest size searched are the weakest evidence (render or sensor
+            # noise makes such specks): their face must stand out on two sides.
+            least = params.min_face_distinct * (2.0 if diam < 1.4 * params.min_pip_px else 1.0)
+            if uniform < params.min_face_uniformity or distinct < least:
                 return None
             quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
