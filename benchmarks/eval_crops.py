@@ -8,7 +8,9 @@ Three sets are measured when present:
 - ``chase_casino_crops``: folders ``<split>/<value>/*.jpg``, one die a file;
 - ``nell_byler_d6``: crops cut around each labelled die (boxes are the whole die),
   enlarged 1.3x so some floor shows around it;
-- ``matteop65_white_webcam``: boxes are tight around the pips only, so enlarged 1.6x.
+- ``matteop65_white_webcam``: boxes are tight around the pips only, so enlarged 1.6x;
+  a 1's box holds one pip, so every box is first grown to at least the set's median
+  box of a 4, 5 or 6 (whose pips span the face).
 
 For each set it prints right / wrong / uncertain, the confusion matrix (rows = truth,
 columns = read, last column = uncertain) and the mean milliseconds per crop.
@@ -29,6 +31,7 @@ import numpy as np
 from vision._count import read_face
 
 YOLO_SETS = {"nell_byler_d6": 1.3, "matteop65_white_webcam": 1.6}
+PIPS_ONLY_BOXES = {"matteop65_white_webcam"}
 
 
 def default_root() -> Path:
@@ -46,8 +49,13 @@ def folder_crops(root: Path) -> Iterator[tuple[str, int, np.ndarray]]:
             yield str(path.relative_to(root)), int(path.parent.name), img
 
 
-def yolo_crops(root: Path, enlarge: float) -> Iterator[tuple[str, int, np.ndarray]]:
-    """Square crops around each YOLO box, side ``enlarge`` times the box's longer side."""
+def yolo_crops(
+    root: Path, enlarge: float, min_side: float = 0.0
+) -> Iterator[tuple[str, int, np.ndarray]]:
+    """Square crops around each YOLO box, side ``enlarge`` times the box's longer side.
+
+    ``min_side`` is the smallest box side in pixels before enlarging.
+    """
     for label in sorted(root.glob("*/labels/*.txt")):
         image = label.parent.parent / "images" / (label.stem + ".jpg")
         img = cv2.imread(str(image))
@@ -59,13 +67,29 @@ def yolo_crops(root: Path, enlarge: float) -> Iterator[tuple[str, int, np.ndarra
             if len(parts) != 5:
                 continue
             cls, cx, cy, bw, bh = int(parts[0]), *(float(p) for p in parts[1:])
-            half = enlarge * max(bw * w, bh * h) / 2
+            half = enlarge * max(bw * w, bh * h, min_side) / 2
             x0, x1 = round(cx * w - half), round(cx * w + half)
             y0, y1 = round(cy * h - half), round(cy * h + half)
             x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
             yield f"{label.relative_to(root)}#{k}", cls + 1, img[y0:y1, x0:x1]
+
+
+def median_face_box(root: Path) -> float:
+    """Median longer side in pixels of the boxes of 4, 5 and 6 pips in a YOLO set."""
+    sides = []
+    for label in root.glob("*/labels/*.txt"):
+        image = label.parent.parent / "images" / (label.stem + ".jpg")
+        shape = cv2.imread(str(image), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+        if shape is None:
+            continue
+        h, w = shape.shape[0] * 8, shape.shape[1] * 8
+        for line in label.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) == 5 and int(parts[0]) >= 3:
+                sides.append(max(float(parts[3]) * w, float(parts[4]) * h))
+    return float(np.median(sides)) if sides else 0.0
 
 
 def measure(
@@ -125,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: not found under {root}")
             continue
         if name in YOLO_SETS:
-            measure(name, yolo_crops(path, YOLO_SETS[name]), args.show_wrong)
+            floor = median_face_box(path) if name in PIPS_ONLY_BOXES else 0.0
+            measure(name, yolo_crops(path, YOLO_SETS[name], floor), args.show_wrong)
         else:
             measure(name, folder_crops(path), args.show_wrong)
     return 0

@@ -428,7 +428,7 @@ def _fit_groups(
             and _lab_dist(b.colour, ref.colour) < 0.5 * ref.peak
             and b.lighter == ref.lighter
             # Pips on a side face are squashed much more than those on the top face.
-            and b.roundness >= ref.roundness - 0.2
+            and abs(b.roundness - ref.roundness) <= 0.2
         ]
         members.sort(key=lambda b: b.peak, reverse=True)
         members = members[:7]
