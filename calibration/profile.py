@@ -58,6 +58,9 @@ class TrayProfile:
     die_units: float | None = None
     tilt_deg: float | None = None
     focal_known: bool = False
+    #: Share of floor-coloured pixels just outside the outline in the calibration photo
+    #: (high when the tray's walls are the floor's colour); None when not measured.
+    outside_floor_share: float | None = None
 
     # -- geometry -------------------------------------------------------------------------
     def pose(self) -> CameraPose | None:
@@ -120,6 +123,7 @@ class TrayProfile:
             "tray_mm": list(self.tray_mm) if self.tray_mm else None,
             "homography": [list(r) for r in self.homography] if self.homography else None,
             "camera": None,
+            "outside_floor_share": self.outside_floor_share,
         }
         if self.camera_k is not None and self.camera_r is not None and self.camera_t is not None:
             doc["camera"] = {
@@ -160,6 +164,9 @@ class TrayProfile:
                 if cam and cam.get("tilt_deg") is not None
                 else None,
                 focal_known=bool(cam.get("focal_known", False)) if cam else False,
+                outside_floor_share=float(doc["outside_floor_share"])
+                if doc.get("outside_floor_share") is not None
+                else None,
             )
         except CalibrationError:
             raise
@@ -254,7 +261,11 @@ def calibrate(
             "no tray floor found: the photo needs the whole tray floor in view, on a table "
             "of another colour"
         )
-    return profile_from_fit(fit, tray_mm=tray_mm, die_mm=die_mm, dice=dice)
+    profile = profile_from_fit(fit, tray_mm=tray_mm, die_mm=die_mm, dice=dice)
+    shares = _band_shares(profile, image_bgr)
+    if shares is None:
+        return profile
+    return replace(profile, outside_floor_share=shares[1])
 
 
 def profile_from_fit(
@@ -313,26 +324,37 @@ def has_moved(profile: TrayProfile, image_bgr: Image) -> bool:
     """True when ``image_bgr`` no longer shows the floor where the profile has it.
 
     Cheap: on a small copy, the floor colour must cover most of a band just inside the
-    outline and little of a band just outside it. Dice cover some of the inner band, so the
-    test allows for them. ``image_bgr`` may have any size with the profile's aspect ratio.
+    outline, and no more of a band just outside it than in the calibration photo (a tray
+    whose walls have the floor's colour shows much of it there). Dice cover some of the
+    inner band, so the test allows for them. ``image_bgr`` may have any size with the
+    profile's aspect ratio.
     """
     h, w = image_bgr.shape[:2]
+    if abs(w / h - profile.image_size[0] / profile.image_size[1]) > 0.02:
+        return True
+    shares = _band_shares(profile, image_bgr)
+    if shares is None:
+        return True
+    inside_share, outside_share = shares
+    recorded = profile.outside_floor_share
+    outside_limit = 0.6 if recorded is None else max(0.6, recorded + 0.2)
+    return inside_share < 0.55 or outside_share > outside_limit
+
+
+def _band_shares(profile: TrayProfile, image_bgr: Image) -> tuple[float, float] | None:
+    """Floor-coloured shares of the bands just inside and just outside the outline, on a
+    160 px copy; None when the outline leaves no inner band."""
     small, _scale = work_copy(image_bgr, 160)
     sh, sw = small.shape[:2]
     prof = profile.scaled_to(sw, sh)
-    poly = prof.polygon_array()
-    if abs(w / h - profile.image_size[0] / profile.image_size[1]) > 0.02:
-        return True
-    lab = lab_image(small)
-    dist = colour_distance(lab, prof.floor_lab)
+    dist = colour_distance(lab_image(small), prof.floor_lab)
     tol = max(10.0, 3.0 * float(np.hypot(prof.floor_lab_std[1], prof.floor_lab_std[2])))
     floor_like = dist < tol
-    inner, outer = _bands(poly, (sw, sh))
+    inner, outer = _bands(prof.polygon_array(), (sw, sh))
     if inner.sum() < 10:
-        return True
-    inside_share = float(floor_like[inner].mean())
-    outside_share = float(floor_like[outer].mean()) if outer.sum() else 0.0
-    return inside_share < 0.55 or outside_share > 0.6
+        return None
+    outside = float(floor_like[outer].mean()) if outer.sum() else 0.0
+    return float(floor_like[inner].mean()), outside
 
 
 def _bands(

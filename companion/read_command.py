@@ -16,6 +16,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     p.add_argument("--annotate", metavar="DIR", type=Path, help="write outlined copies here")
     p.add_argument("--say", action="store_true", help="speak the faces through espeak-ng")
+    p.add_argument("--calibration", metavar="FILE", type=Path, help="tray profile from `calibrate`")
     p.set_defaults(func=run)
 
 
@@ -59,16 +60,25 @@ def _annotate(path: Path, reading: Any, out_dir: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from calibration.errors import CalibrationError
+    from calibration.profile import TrayProfile
+    from companion.cli import UsageError
     from companion.web.reading import reading_json
     from vision.errors import VisionError
     from vision.reader import read_bytes
     from vision.speech import speak
 
+    profile = None
+    if args.calibration is not None:
+        try:
+            profile = TrayProfile.load(args.calibration)
+        except CalibrationError as exc:
+            raise UsageError(str(exc)) from None
     failed = 0
     for name in args.images:
         path = Path(name)
         try:
-            reading = read_bytes(path.read_bytes())
+            reading = read_bytes(path.read_bytes(), profile=profile)
         except (VisionError, OSError) as exc:
             failed += 1
             message = str(exc)
@@ -85,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             prefix = f"{name}: " if len(args.images) > 1 else ""
             print(prefix + _plain(result), flush=True)
+            for note in reading.notes:
+                print(f"  note: {note}")
         if args.annotate is not None:
             try:
                 written = _annotate(path, reading, args.annotate)

@@ -10,6 +10,7 @@ reading order, mapped back to the photo's pixels.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,11 +18,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.profile import TrayProfile
 from vision._faces import FaceFit, fit_cluster, link_pips, single_pip
 from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
+from vision.flags import apply_flags
 from vision.io import decode
 from vision.params import DEFAULTS, ReaderParams
-from vision.result import DieReading, TrayReading
+from vision.result import DieReading, TrayOutline, TrayReading
 
 __all__ = ["DEFAULTS", "ReaderParams", "read_array", "read_bytes", "read_path"]
 
@@ -76,27 +79,50 @@ def read_array(
     return reading_order(readings)
 
 
-def read_bytes(data: bytes, *, params: ReaderParams = DEFAULTS) -> TrayReading:
+def read_bytes(
+    data: bytes,
+    *,
+    params: ReaderParams = DEFAULTS,
+    profile: TrayProfile | None = None,
+    tray_flags: bool = True,
+) -> TrayReading:
     """Decode an encoded photo (JPEG, PNG, WebP, HEIC, ...) and read it; timing covers decoding.
 
     Large JPEGs are decoded directly at a reduced size (never below ``params.work_max_side``).
     Positions are in the pixels of the photo as displayed at full size (EXIF orientation
-    applied). Raises :class:`~vision.errors.ImageDecodeError` for bytes that are not an image.
+    applied). With ``tray_flags`` the tray floor is found (from ``profile`` when given, else
+    in the photo) and dice off the floor or leaning are flagged. Raises
+    :class:`~vision.errors.ImageDecodeError` for bytes that are not an image.
     """
     start = time.perf_counter()
     decoded = decode(data, max_side=params.work_max_side)
     image = decoded.image_bgr
     dice = read_array(image, params=params)
+    tray: TrayOutline | None = None
+    notes: tuple[str, ...] = ()
+    if tray_flags:
+        flagged = apply_flags(image, dice, profile=profile)
+        dice, tray, notes = flagged.dice, flagged.tray, flagged.notes
     if decoded.scale != 1.0:
         dice = tuple(_rescale(d, decoded.scale) for d in dice)
-    # Calibration flags (leaning, off_tray) are applied to `dice` here, on `image`.
+        if tray is not None:
+            tray = TrayOutline(tuple(_full_size(p, decoded.scale) for p in tray.polygon))
     elapsed_ms = (time.perf_counter() - start) * 1000.0
-    return TrayReading(width=decoded.width, height=decoded.height, elapsed_ms=elapsed_ms, dice=dice)
+    return TrayReading(
+        width=decoded.width,
+        height=decoded.height,
+        elapsed_ms=elapsed_ms,
+        dice=dice,
+        tray=tray,
+        notes=notes,
+    )
 
 
-def read_path(path: str | Path, *, params: ReaderParams = DEFAULTS) -> TrayReading:
+def read_path(
+    path: str | Path, *, params: ReaderParams = DEFAULTS, profile: TrayProfile | None = None
+) -> TrayReading:
     """Read the photo stored at ``path`` (any format ``read_bytes`` accepts)."""
-    return read_bytes(Path(path).read_bytes(), params=params)
+    return read_bytes(Path(path).read_bytes(), params=params, profile=profile)
 
 
 def reading_order(dice: list[DieReading] | tuple[DieReading, ...]) -> tuple[DieReading, ...]:
@@ -119,20 +145,18 @@ def reading_order(dice: list[DieReading] | tuple[DieReading, ...]) -> tuple[DieR
     return tuple(d for row in rows for d in sorted(row, key=lambda d: d.center[0]))
 
 
+def _full_size(p: tuple[float, float], scale: float) -> tuple[float, float]:
+    """Map a point of an image decoded at ``scale`` to the full-size photo's pixels."""
+    return ((p[0] + 0.5) / scale - 0.5, (p[1] + 0.5) / scale - 0.5)
+
+
 def _rescale(d: DieReading, scale: float) -> DieReading:
     """Map a reading from an image decoded at ``scale`` to the full-size photo's pixels."""
-
-    def full(p: tuple[float, float]) -> tuple[float, float]:
-        return ((p[0] + 0.5) / scale - 0.5, (p[1] + 0.5) / scale - 0.5)
-
-    return DieReading(
-        value=d.value,
-        center=full(d.center),
+    return replace(
+        d,
+        center=_full_size(d.center, scale),
         size_px=d.size_px / scale,
-        confidence=d.confidence,
-        flags=d.flags,
-        outline=tuple(full(p) for p in d.outline),
-        evidence=d.evidence,
+        outline=tuple(_full_size(p, scale) for p in d.outline),
     )
 
 

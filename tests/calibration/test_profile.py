@@ -119,3 +119,16 @@ def test_pose_from_nadir_looks_at_the_nadir() -> None:
     assert pose.tilt_deg == pytest.approx(
         math.degrees(math.atan2(700 - 299.5, float(pose.k[0, 0]))), abs=1e-3
     )
+
+
+def test_a_tray_whose_rim_has_the_floors_colour_is_not_taken_for_a_move(tmp_path: Path) -> None:
+    # A rendered red bowl on a red-rimmed ring: floor-coloured pixels lie just outside the
+    # floor outline already in the calibration photo, which is no sign of a move.
+    from companion.cli import main
+
+    samples = Path(__file__).resolve().parents[2] / "sample_images"
+    photo = samples / "clean3_000101.jpg"
+    assert main(["calibrate", str(photo), "--out", str(tmp_path / "tray.json")]) == 0
+    profile = TrayProfile.load(tmp_path / "tray.json")
+    assert not has_moved(profile, cv2.imread(str(photo)))
+    assert has_moved(profile, cv2.imread(str(samples / "clean5_000111.jpg")))
