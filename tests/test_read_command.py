@@ -44,3 +44,29 @@ def test_read_plain_line_and_annotated_copy(
     copy = cv2.imread(str(tmp_path / "out" / "tray.annotated.jpg"))
     assert copy is not None and copy.shape == (720, 960, 3)
     assert np.abs(copy.astype(int) - cv2.imread(str(photo)).astype(int)).sum() > 0
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_images"
+
+
+def test_read_with_a_calibration_profile_reports_the_tray(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = str(SAMPLES / "clean5_000111.jpg")
+    profile = str(tmp_path / "tray.json")
+    assert main(["calibrate", photo, "--out", profile]) == 0
+    capsys.readouterr()
+    assert main(["read", "--json", "--calibration", profile, photo]) == 0
+    result = json.loads(capsys.readouterr().out)
+    polygon = result["tray"]["polygon"]
+    assert len(polygon) >= 4
+    xs = [p[0] for p in polygon]
+    assert 0 <= min(xs) < max(xs) <= result["width"]
+
+
+def test_a_missing_calibration_profile_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["read", "--calibration", str(tmp_path / "none.json"), "x.jpg"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no such tray profile" in err
