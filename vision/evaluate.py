@@ -350,6 +350,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.dataset.is_dir():
         parser.error(f"not a folder: {args.dataset}")
     splits = find_splits(args.dataset)
+    if not splits:
+        from vision.evaluate_scenes import is_scene_dir
+        from vision.evaluate_scenes import main as scenes_main
+
+        if is_scene_dir(args.dataset):
+            # The renderer's ground truth (image + JSON): reading and the tray flags.
+            return scenes_main([str(args.dataset), *(["--json"] if args.json else [])])
     if args.split:
         splits = [s for s in splits if Path(s.name).name in args.split]
     if not splits:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.evaluate_scenes import evaluate_scene_dir, is_scene_dir, main, match, table
 from vision.result import DieReading
@@ -86,3 +87,19 @@ def test_matching_is_one_to_one_by_silhouette() -> None:
 
 def test_command_refuses_a_folder_without_scenes(tmp_path: Path) -> None:
     assert main([str(tmp_path)]) == 2
+
+
+def test_vision_evaluate_reads_the_renderers_ground_truth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from vision.evaluate import main as evaluate_main
+
+    samples = Path(__file__).resolve().parents[2] / "sample_images"
+    for stem in ("clean3_000101", "leaning_wall3_000171"):
+        for ext in (".jpg", ".json"):
+            shutil.copy(samples / f"{stem}{ext}", tmp_path)
+    assert evaluate_main([str(tmp_path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "leaning_recall_15_plus" in json.dumps(result)
