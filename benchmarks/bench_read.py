@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             f"(b) decode max_side={max_side}",
             "(c) read_bytes",
             "(c)/(a)",
+            "(d) read_bytes, no tray flags",
+            "(d)/(a)",
         ]
         print("| " + " | ".join(header) + " |")
         print("|" + "|".join("---" for _ in header) + "|")
@@ -138,7 +140,7 @@ def default_max_side() -> int:
     return int(getattr(DEFAULTS, "work_max_side", 960))
 
 
-def load_reader() -> Callable[[bytes], Any] | None:
+def load_reader() -> Callable[..., Any] | None:
     try:
         from vision.reader import read_bytes
     except ImportError:
@@ -160,14 +162,12 @@ def interleaved_medians(steps: dict[str, Callable[[], object]], repeat: int) -> 
     return {name: statistics.median(ts) * 1000.0 for name, ts in times.items()}
 
 
-def table_row(
-    path: Path, repeat: int, max_side: int, read_bytes: Callable[[bytes], Any] | None
-) -> str:
+def table_row(path: Path, repeat: int, max_side: int, read_bytes: Callable[..., Any] | None) -> str:
     try:
         info = vio.probe(path.read_bytes())
         label = f"{info.width}x{info.height} {info.format}"
     except ImageDecodeError as exc:
-        return f"| {path.name} | - | error: {exc} | | | | |"
+        return f"| {path.name} | - | error: {exc} | | | | | | |"
     size = f"{path.stat().st_size / 1e6:.2f} MB"
     k = vio.reduction_factor(max(info.width, info.height), max_side)
 
@@ -177,7 +177,7 @@ def table_row(
     }
     if cv2.imread(str(path), cv2.IMREAD_COLOR) is not None:
         steps["imread"] = lambda: cv2.imread(str(path), cv2.IMREAD_COLOR)
-    c_text, ratio = NA_READER, "n/a"
+    c_text, ratio, d_text, d_ratio = NA_READER, "n/a", NA_READER, "n/a"
     if read_bytes is not None:
         try:
             read_bytes(path.read_bytes())
@@ -185,15 +185,18 @@ def table_row(
             c_text = f"error: {type(exc).__name__}: {exc}"
         else:
             steps["reader"] = lambda: read_bytes(path.read_bytes())
+            steps["no_tray"] = lambda: read_bytes(path.read_bytes(), tray_flags=False)
     ms = interleaved_medians(steps, repeat)
     a = ms.get("imread")
     if "reader" in ms:
         c_text = f"{ms['reader']:.1f}"
         ratio = f"{ms['reader'] / a:.2f}x" if a else "n/a"
+        d_text = f"{ms['no_tray']:.1f}"
+        d_ratio = f"{ms['no_tray'] / a:.2f}x" if a else "n/a"
     a_text = f"{a:.1f}" if a is not None else "n/a (cv2 cannot read it)"
     return (
         f"| {label} | {size} | {a_text} | {ms['full']:.1f} | {ms['reduced']:.1f} (1/{k}) "
-        f"| {c_text} | {ratio} |"
+        f"| {c_text} | {ratio} | {d_text} | {d_ratio} |"
     )
 
 
