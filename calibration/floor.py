@@ -65,10 +65,17 @@ def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:
     Dark pixels are damped towards grey (their colour is mostly noise). Brightness is
     divided out, so a shadow keeps the chromaticity of what it falls on.
     """
-    f = cv2.GaussianBlur(image_bgr, (5, 5), 0).astype(np.float32)
-    total = f.sum(axis=2, keepdims=True) + 30.0
-    share = (f + 10.0) / total
-    return np.ascontiguousarray(share[..., [0, 2]])
+    return _chroma_of_blurred(np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.uint8))
+
+
+def _chroma_of_blurred(blur: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """:func:`chromaticity` of pixels already smoothed, (..., 3) uint8 -> (..., 2) float32."""
+    f = blur.astype(np.float32)
+    total = f[..., 0] + f[..., 1] + f[..., 2] + np.float32(30.0)
+    out = np.empty((*f.shape[:-1], 2), np.float32)
+    np.divide(f[..., 0] + np.float32(10.0), total, out=out[..., 0])
+    np.divide(f[..., 2] + np.float32(10.0), total, out=out[..., 1])
+    return out
 
 
 def lab_image(small_bgr: Image) -> npt.NDArray[np.float32]:
@@ -140,9 +147,11 @@ def find_floor(
     mean = pix.mean(axis=0)
     std = pix.std(axis=0)
     polygon, shape, share = _outline(region)
+    blur = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
     if shape == "rect":
-        polygon = _extend_into_shadow(small, polygon, region)
-    chroma = np.median(chromaticity(small)[region > 0], axis=0)
+        polygon = _extend_into_shadow(blur, polygon, region)
+    # Only the floor's own pixels are needed: their chromaticity alone is computed.
+    chroma = np.median(_chroma_of_blurred(blur[region > 0]), axis=0)
     polygon = polygon / scale
     polygon[:, 0] = np.clip(polygon[:, 0], 0, w - 1)
     polygon[:, 1] = np.clip(polygon[:, 1], 0, h - 1)
@@ -332,7 +341,7 @@ def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
 
 
 def _extend_into_shadow(
-    small_bgr: Image, quad: FloatArray, region: npt.NDArray[np.uint8]
+    blur_bgr: Image, quad: FloatArray, region: npt.NDArray[np.uint8]
 ) -> FloatArray:
     """Push each side of the floor quad outwards over floor that lies in a wall's shadow.
 
@@ -340,14 +349,18 @@ def _extend_into_shadow(
     is darker; a wall or the table differs in chromaticity or is brighter. Each side moves
     while the strip just beyond it still looks like shadowed floor.
     """
-    f = cv2.GaussianBlur(small_bgr, (5, 5), 0).astype(np.float32)
-    total = f.sum(axis=2) + 9.0
-    chroma = (f[..., [0, 2]] + 3.0) / total[..., None]
-    inside = region > 0
-    c_floor = np.median(chroma[inside], axis=0)
-    c_spread = float(np.median(np.abs(chroma[inside] - c_floor))) * 1.48
+
+    def shade(px: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        # Chromaticity and brightness of (N, 3) pixels, computed only where looked at.
+        f = px.astype(np.float32)
+        total = f.sum(axis=-1) + 9.0
+        return (f[..., [0, 2]] + 3.0) / total[..., None], total
+
+    chroma_in, total_in = shade(blur_bgr[region > 0])
+    c_floor = np.median(chroma_in, axis=0)
+    c_spread = float(np.median(np.abs(chroma_in - c_floor))) * 1.48
     c_tol = max(0.02, 3.0 * c_spread)
-    bright = float(np.median(total[inside]))
+    bright = float(np.median(total_in))
     sh, sw = region.shape
     centre = quad.mean(axis=0)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
@@ -371,9 +384,9 @@ def _extend_into_shadow(
             ok = (ix >= 0) & (ix < sw) & (iy >= 0) & (iy < sh)
             if ok.mean() < 0.7:
                 break
-            c = chroma[iy[ok], ix[ok]]
+            c, total = shade(blur_bgr[iy[ok], ix[ok]])
             dist = np.sqrt(((c - c_floor) ** 2).sum(axis=1))
-            darker = total[iy[ok], ix[ok]] < 1.05 * bright
+            darker = total < 1.05 * bright
             if float(np.mean((dist < c_tol) & darker)) < 0.5:
                 break
             moved = step
