@@ -95,10 +95,12 @@ def colour_distance(
     Lightness differences count ``l_weight`` times as much as colour differences.
     """
     m = np.asarray(mean, np.float32)
-    diff = lab - m[None, None, :]
+    # OpenCV's per-channel subtraction gives the same float32 numbers as numpy's
+    # broadcasting, several times faster.
+    diff = cv2.subtract(lab, (float(m[0]), float(m[1]), float(m[2]), 0.0))  # type: ignore[call-overload]
     sq = cv2.multiply(diff, diff)
     weights = np.array([[l_weight**2, 1.0, 1.0]], np.float32)
-    return np.sqrt(cv2.transform(sq, weights))
+    return np.asarray(cv2.sqrt(cv2.transform(sq, weights)), np.float32)
 
 
 def find_floor(

@@ -482,7 +482,9 @@ def _measure_window(
         c_spread, l_spread = 0.01, 12.0
     c_tol = max(0.035, 4.0 * c_spread)
     l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
-    c_dist = np.sqrt(((chroma - c_floor) ** 2).sum(axis=2))
+    # OpenCV's per-channel arithmetic: numpy's numbers, faster on a whole crop.
+    c_diff = cv2.subtract(chroma, (float(c_floor[0]), float(c_floor[1]), 0.0, 0.0))  # type: ignore[call-overload]
+    c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
     die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
