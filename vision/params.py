@@ -18,6 +18,16 @@ class ReaderParams(NamedTuple):
     #: A smaller photo may be enlarged by up to this factor (towards ``work_max_side``). Off
     #: by default: enlarging small webcam frames did not help on the shared sets.
     max_upscale: float = 1.0
+    #: When the median pip diameter of the dice found is below this many pixels (of the
+    #: reduced image), the photo is read again enlarged (0 turns this off).
+    small_pip_px: float = 7.5
+    #: ... enlarged so that that median pip diameter becomes about this many pixels.
+    small_pip_px_target: float = 12.0
+    #: Least confidence of a die that only the enlarged reading finds.
+    small_pip_min_confidence: float = 0.8
+    #: Least pip diameter of a die that only the enlarged reading finds, as a share of the
+    #: median pip diameter of the first reading.
+    small_pip_min_ratio: float = 0.6
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.

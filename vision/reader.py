@@ -55,16 +55,40 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
-    if scale < 0.99 or scale > 1.01:
-        interpolation = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC
-        work: Image = np.asarray(
-            cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=interpolation),
-            dtype=np.uint8,
-        )
-        scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
-    else:
-        work, scale_x, scale_y = image, 1.0, 1.0
-    dice = _read_work(work, params)
+    dice, scale_x, scale_y = _read_scaled(image, scale, params)
+    if dice and params.small_pip_px > 0.0:
+        # Pips only a few pixels wide are too coarse to measure (roundness, contrast, the
+        # ring around them): when the dice found say the photo's pips are that small, read
+        # it again enlarged. Decided per photo from the pips themselves, because enlarging
+        # big blurry pips merges them with the bright edges of their dice.
+        median_diam = float(np.median([diam for diam, _die in dice])) * 2.0 / (scale_x + scale_y)
+        if median_diam * scale < params.small_pip_px:
+            # Capped: a large photo with tiny dice must not become a huge one.
+            big = min(
+                params.small_pip_px_target / median_diam,
+                2.0 * params.work_max_side / max(h, w),
+            )
+            if big > 1.2 * scale:
+                more, big_x, big_y = _read_scaled(image, big, params)
+                # The first reading's dice stand (their pips were big enough to read); the
+                # enlarged one adds the dice it alone finds.
+                dice = dice + [
+                    (diam * scale_x / big_x, _scaled_die(d, scale_x / big_x, scale_y / big_y))
+                    for diam, d in more
+                    if d.confidence >= params.small_pip_min_confidence
+                    # Dice in one photo lie at about one distance from the camera: pips much
+                    # smaller than the others found are specks, not a die missed before.
+                    and diam / big >= params.small_pip_min_ratio * median_diam
+                    and not any(
+                        _shadowed(
+                            _scaled_die(d, scale_x / big_x, scale_y / big_y),
+                            diam * scale_x / big_x,
+                            other,
+                            other_diam,
+                        )
+                        for other_diam, other in dice
+                    )
+                ]
     readings = [
         DieReading(
             value=d.value,
@@ -74,9 +98,35 @@ def read_array(
             flags=() if d.value is not None else ("uncertain",),
             outline=tuple((x / scale_x, y / scale_y) for x, y in d.outline),
         )
-        for d in dice
+        for _diam, d in dice
     ]
     return reading_order(readings)
+
+
+def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
+    """``d`` with its positions and size multiplied by ``fx`` (x) and ``fy`` (y)."""
+    return d._replace(
+        center=(d.center[0] * fx, d.center[1] * fy),
+        size=d.size * 0.5 * (fx + fy),
+        outline=tuple((x * fx, y * fy) for x, y in d.outline),
+    )
+
+
+def _read_scaled(
+    image: Image, scale: float, params: ReaderParams
+) -> tuple[list[tuple[float, _Die]], float, float]:
+    """Read ``image`` resized by ``scale``: (mean pip diameter, die) pairs, x and y scales."""
+    h, w = image.shape[:2]
+    if scale < 0.99 or scale > 1.01:
+        interpolation = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC
+        work: Image = np.asarray(
+            cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=interpolation),
+            dtype=np.uint8,
+        )
+        scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
+    else:
+        work, scale_x, scale_y = image, 1.0, 1.0
+    return _read_work(work, params), scale_x, scale_y
 
 
 def read_bytes(
@@ -174,8 +224,8 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
     return np.ascontiguousarray(image_bgr)
 
 
-def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
-    """Find and read dice on the work image; positions in its pixels."""
+def _read_work(work: Image, params: ReaderParams) -> list[tuple[float, _Die]]:
+    """Find and read dice on the work image: (mean pip diameter, die); both in its pixels."""
     planes = make_planes(work)
     cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
@@ -209,7 +259,7 @@ def _read_work(work: Image, params: ReaderParams) -> list[_Die]:
         if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return [d for _diam, d in dice]
+    return dice
 
 
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.params import DEFAULTS
 from vision.reader import read_array, read_bytes, reading_order
 from vision.result import DieReading
 
@@ -145,3 +146,19 @@ def test_bad_arrays_are_refused_with_a_clear_message() -> None:
         read_array(np.zeros((50, 50, 3), np.float32))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="shape"):
         read_array(np.zeros((50, 50, 4), np.uint8))
+
+
+def test_a_photo_of_dice_with_tiny_pips_is_read_again_enlarged(art: SimpleNamespace) -> None:
+    # Dice 26 px wide, pips about 4 px: too coarse for some faces until the photo is enlarged.
+    img = art.background(400, 300, colour=(200, 205, 210))
+    layout = [((60 + (i % 5) * 70, 60 + (i // 5) * 80), 26, i % 6 + 1, 13 * i) for i in range(15)]
+    for centre, side, value, angle in layout:
+        art.draw_die(
+            img, centre, side, value, angle_deg=angle, body=(40, 40, 160), pip=(240, 240, 240)
+        )
+    once = read_array(img, params=DEFAULTS._replace(small_pip_px=0.0))
+    dice = read_array(img)
+    assert len(once) < len(layout)
+    assert len(dice) == len(layout)
+    for centre, side, value, _angle in layout:
+        assert [d.value for d in dice if _close(d, centre, side)] == [value]
