@@ -382,20 +382,23 @@ def _extend_into_shadow(
         if float(np.dot(n, (p + q) / 2 - centre)) < 0:
             n = -n
         ts = np.linspace(0.15, 0.85, 24)
-        moved = 0
-        for step in range(1, max_steps + 1):
-            pts = p[None, :] + ts[:, None] * d[None, :] + n[None, :] * (step + 1.0)
-            ix = np.round(pts[:, 0]).astype(int)
-            iy = np.round(pts[:, 1]).astype(int)
-            ok = (ix >= 0) & (ix < sw) & (iy >= 0) & (iy < sh)
-            if ok.mean() < 0.7:
-                break
-            c, total = shade(blur_bgr[iy[ok], ix[ok]])
-            dist = np.sqrt(((c - c_floor) ** 2).sum(axis=1))
-            darker = total < 1.05 * bright
-            if float(np.mean((dist < c_tol) & darker)) < 0.5:
-                break
-            moved = step
+        # All strips at once (steps, samples); the side moves up to the first strip that
+        # leaves the photo or does not look like shadowed floor.
+        steps = np.arange(1, max_steps + 1, dtype=np.float64)
+        pts = (
+            p[None, None, :]
+            + ts[None, :, None] * d[None, None, :]
+            + n[None, None, :] * (steps[:, None, None] + 1.0)
+        )
+        ix = np.round(pts[..., 0]).astype(int)
+        iy = np.round(pts[..., 1]).astype(int)
+        ok = (ix >= 0) & (ix < sw) & (iy >= 0) & (iy < sh)
+        c, total = shade(blur_bgr[np.where(ok, iy, 0), np.where(ok, ix, 0)])
+        dist = np.sqrt(((c - c_floor) ** 2).sum(axis=-1))
+        floorish = (dist < c_tol) & (total < 1.05 * bright) & ok
+        n_ok = ok.sum(axis=1)
+        fail = (n_ok / ts.size < 0.7) | (floorish.sum(axis=1) / np.maximum(n_ok, 1) < 0.5)
+        moved = int(np.argmax(fail)) if fail.any() else max_steps
         if moved:
             out[i] = out[i] + n * moved
             out[(i + 1) % 4] = out[(i + 1) % 4] + n * moved
