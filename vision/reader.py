@@ -70,25 +70,13 @@ def read_array(
             )
             if big > 1.2 * scale:
                 more, big_x, big_y = _read_scaled(image, big, params)
-                # The first reading's dice stand (their pips were big enough to read); the
-                # enlarged one adds the dice it alone finds.
-                dice = dice + [
-                    (diam * scale_x / big_x, _scaled_die(d, scale_x / big_x, scale_y / big_y))
-                    for diam, d in more
-                    if d.confidence >= params.small_pip_min_confidence
-                    # Dice in one photo lie at about one distance from the camera: pips much
-                    # smaller than the others found are specks, not a die missed before.
-                    and diam / big >= params.small_pip_min_ratio * median_diam
-                    and not any(
-                        _shadowed(
-                            _scaled_die(d, scale_x / big_x, scale_y / big_y),
-                            diam * scale_x / big_x,
-                            other,
-                            other_diam,
-                        )
-                        for other_diam, other in dice
-                    )
-                ]
+                fx, fy = scale_x / big_x, scale_y / big_y
+                dice = _merge_enlarged(
+                    dice,
+                    [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in more],
+                    median_diam * scale,
+                    params,
+                )
     readings = [
         DieReading(
             value=d.value,
@@ -101,6 +89,40 @@ def read_array(
         for _diam, d in dice
     ]
     return reading_order(readings)
+
+
+def _merge_enlarged(
+    dice: list[tuple[float, _Die]],
+    more: list[tuple[float, _Die]],
+    median_diam: float,
+    params: ReaderParams,
+) -> list[tuple[float, _Die]]:
+    """Dice of a first reading with those of an enlarged one (mapped to the same pixels).
+
+    The first reading's dice stand (their pips were big enough to read), except an uncertain
+    one that the enlarged reading reads with confidence; the enlarged reading adds the dice it
+    alone finds. ``median_diam`` is the first reading's median pip diameter.
+    """
+    merged = list(dice)
+    for diam, d in more:
+        # Dice in one photo lie at about one distance from the camera: pips much smaller
+        # than the others found are specks, not a die missed before.
+        if (
+            d.confidence < params.small_pip_min_confidence
+            or d.value is None
+            or diam < params.small_pip_min_ratio * median_diam
+        ):
+            continue
+        hits = [k for k, (od, o) in enumerate(merged) if _shadowed(d, diam, o, od)]
+        if not hits:
+            merged.append((diam, d))
+        elif (
+            len(hits) == 1
+            and merged[hits[0]][1].value is None
+            and _shadowed(merged[hits[0]][1], merged[hits[0]][0], d, diam)
+        ):
+            merged[hits[0]] = (diam, d)
+    return merged
 
 
 def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
