@@ -28,6 +28,10 @@ class ReaderParams(NamedTuple):
     #: Least pip diameter of a die that only the enlarged reading finds, as a share of the
     #: median pip diameter of the first reading.
     small_pip_min_ratio: float = 0.6
+    #: No enlarged second reading when the first one left more than this many pip
+    #: candidates per die found (a grainy photo or a textured table: enlarging it costs
+    #: seconds and finds specks, not dice).
+    small_pip_max_candidates_per_die: float = 40.0
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.

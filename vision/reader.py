@@ -55,8 +55,11 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
-    dice, scale_x, scale_y = _read_scaled(image, scale, params)
-    if dice and params.small_pip_px > 0.0:
+    dice, n_candidates, scale_x, scale_y = _read_scaled(image, scale, params)
+    # A photo whose first reading left far more pip candidates than dice is grainy or
+    # textured: enlarging it multiplies the candidates and the time (seconds), not the dice.
+    noisy = n_candidates > params.small_pip_max_candidates_per_die * len(dice)
+    if dice and params.small_pip_px > 0.0 and not noisy:
         # Pips only a few pixels wide are too coarse to measure (roundness, contrast, the
         # ring around them): when the dice found say the photo's pips are that small, read
         # it again enlarged. Decided per photo from the pips themselves, because enlarging
@@ -69,7 +72,7 @@ def read_array(
                 2.0 * params.work_max_side / max(h, w),
             )
             if big > 1.2 * scale:
-                more, big_x, big_y = _read_scaled(image, big, params)
+                more, _n, big_x, big_y = _read_scaled(image, big, params)
                 fx, fy = scale_x / big_x, scale_y / big_y
                 dice = _merge_enlarged(
                     dice,
@@ -136,8 +139,9 @@ def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
 
 def _read_scaled(
     image: Image, scale: float, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], float, float]:
-    """Read ``image`` resized by ``scale``: (mean pip diameter, die) pairs, x and y scales."""
+) -> tuple[list[tuple[float, _Die]], int, float, float]:
+    """Read ``image`` resized by ``scale``: (mean pip diameter, die) pairs, the number of pip
+    candidates, and the x and y scales."""
     h, w = image.shape[:2]
     if scale < 0.99 or scale > 1.01:
         interpolation = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC
@@ -148,7 +152,8 @@ def _read_scaled(
         scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
     else:
         work, scale_x, scale_y = image, 1.0, 1.0
-    return _read_work(work, params), scale_x, scale_y
+    dice, n_candidates = _read_work(work, params)
+    return dice, n_candidates, scale_x, scale_y
 
 
 def read_bytes(
@@ -246,12 +251,13 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
     return np.ascontiguousarray(image_bgr)
 
 
-def _read_work(work: Image, params: ReaderParams) -> list[tuple[float, _Die]]:
-    """Find and read dice on the work image: (mean pip diameter, die); both in its pixels."""
+def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int]:
+    """Find and read dice on the work image: (mean pip diameter, die) pairs, both in its
+    pixels, and the number of pip candidates they came from."""
     planes = make_planes(work)
     cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return []
+        return [], 0
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     fits: list[FaceFit] = []
     for members in link_pips(cands, planes, params):
@@ -281,7 +287,7 @@ def _read_work(work: Image, params: ReaderParams) -> list[tuple[float, _Die]]:
         if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice
+    return dice, len(cands)
 
 
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:

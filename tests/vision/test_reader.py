@@ -162,3 +162,30 @@ def test_a_photo_of_dice_with_tiny_pips_is_read_again_enlarged(art: SimpleNamesp
     assert len(dice) == len(layout)
     for centre, side, value, _angle in layout:
         assert [d.value for d in dice if _close(d, centre, side)] == [value]
+
+
+def test_a_grainy_photo_is_not_read_again_enlarged(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tiny pips would ask for an enlarged second reading, but salt-and-pepper grain leaves
+    # far more pip candidates than dice: enlarging would cost seconds and find specks.
+    import vision.reader as reader
+
+    img = art.background(400, 300, colour=(200, 205, 210))
+    art.draw_die(img, (100, 100), 26, 5, body=(40, 40, 160), pip=(240, 240, 240))
+    rng = np.random.default_rng(7)
+    ys, xs = rng.integers(0, 300, 6000), rng.integers(0, 400, 6000)
+    far = (np.abs(xs - 100) > 30) | (np.abs(ys - 100) > 30)
+    for x, y in zip(xs[far], ys[far], strict=True):
+        cv2.circle(img, (int(x), int(y)), 1, (60, 60, 60), -1)
+    calls = []
+    real = reader._read_scaled
+
+    def counted(*args: object, **kw: object) -> object:
+        result = real(*args, **kw)  # type: ignore[arg-type]
+        calls.append(result[1])
+        return result
+
+    monkeypatch.setattr(reader, "_read_scaled", counted)
+    read_array(img)
+    assert len(calls) == 1, calls
