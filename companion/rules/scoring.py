@@ -106,6 +106,11 @@ def straight(length: int) -> Straight:
     return Straight(length)
 
 
+def _missing(pattern: NOfAKind | FullHouse | Straight, dice: Dice) -> str:
+    """Why a pattern category scores zero: what it needs and what the dice have instead."""
+    return f"it needs {pattern.describe()} and {pattern.witness(dice)}, so it scores zero"
+
+
 def _sum_text(dice: Dice) -> str:
     return "+".join(str(d) for d in dice) + f" = {sum(dice)}"
 
@@ -141,10 +146,7 @@ class SumIf:
     def fact(self, dice: Dice) -> str:
         if self.pattern.holds(dice):
             return f"{self.pattern.witness(dice)}, so all the dice count: {_sum_text(dice)}"
-        return (
-            f"it needs {self.pattern.describe()} and {self.pattern.witness(dice)}, "
-            "so it scores zero"
-        )
+        return _missing(self.pattern, dice)
 
 
 @dataclass(frozen=True)
@@ -160,10 +162,7 @@ class FixedIf:
     def fact(self, dice: Dice) -> str:
         if self.pattern.holds(dice):
             return f"{self.pattern.witness(dice)}, worth a fixed {self.fixed}"
-        return (
-            f"it needs {self.pattern.describe()} and {self.pattern.witness(dice)}, "
-            "so it scores zero"
-        )
+        return _missing(self.pattern, dice)
 
 
 @dataclass(frozen=True)
