@@ -74,14 +74,20 @@ def _photos_dir() -> Path:
     return Path(current_app.config["PHOTOS"])
 
 
-def _read_upload() -> tuple[str, dict[str, Any]]:
-    """Store the uploaded ``image`` and read it; ``(stored name, web reading)``."""
+def _uploaded_image() -> tuple[bytes, str]:
+    """The bytes and the client's file name of the multipart field ``image``."""
     upload = request.files.get("image")
     if upload is None:
         raise InvalidInputError('send the photo as the multipart field "image"')
     data = upload.read()
     if not data:
         raise InvalidInputError("the uploaded image is empty (0 bytes)")
+    return data, upload.filename or ""
+
+
+def _read_upload() -> tuple[str, dict[str, Any]]:
+    """Store the uploaded ``image`` and read it; ``(stored name, web reading)``."""
+    data, _client_name = _uploaded_image()
     name = photos.save(_photos_dir(), data)
     try:
         from vision.reader import read_bytes
@@ -112,16 +118,11 @@ def _ok(rp: play.Replay, status: int = 200) -> tuple[Response, int]:
 @bp.post("/read")
 def read() -> Response:
     """Read a photo: the JSON of ``dice-companion read --json``. The photo is not kept."""
-    upload = request.files.get("image")
-    if upload is None:
-        raise InvalidInputError('send the photo as the multipart field "image"')
-    data = upload.read()
-    if not data:
-        raise InvalidInputError("the uploaded image is empty (0 bytes)")
+    data, client_name = _uploaded_image()
     from companion.web.reading import reading_json
     from vision.reader import read_bytes
 
-    name = secure_filename(upload.filename or "") or "upload"
+    name = secure_filename(client_name) or "upload"
     return jsonify(reading_json(read_bytes(data), name))
 
 
