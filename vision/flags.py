@@ -102,19 +102,14 @@ def apply_flags(
     # only, which costs nothing per die.
     measure = len(dice) <= MAX_MEASURED_DICE
     for i, die in enumerate(dice):
-        if not measure:
-            flags = list(die.flags)
-            evidence = list(die.evidence)
-            why = _far_outside(die, scene)
-            if why and "off_tray" not in flags:
-                flags.append("off_tray")
-                evidence.append(why)
-            out.append(replace(die, flags=tuple(flags), evidence=tuple(evidence)))
-            continue
-        others = [d for j, d in enumerate(dice) if j != i]
+        if measure:
+            others = [d for j, d in enumerate(dice) if j != i]
+            judged = _judge(image_bgr, die, others, scene)
+        else:
+            judged = _far_outside(die, scene)
         flags = list(die.flags)
         evidence = list(die.evidence)
-        for flag, why in _judge(image_bgr, die, others, scene):
+        for flag, why in judged:
             if flag not in flags:
                 flags.append(flag)
                 evidence.append(why)
@@ -281,17 +276,9 @@ def _judge(
     s_px = die.size_px
     if s_px <= 2:
         return found
-    t = np.array(die.center, np.float64)
-    a = np.zeros(2)
-    if scene.pose is not None and scene.die_units is not None:
-        a = _bottom_offset(scene.pose, scene.die_units, t)
-    foot = t + a
-    inside = math.inf
-    if scene.polygon is not None:
-        inside = _depth_inside(scene.polygon, foot) / s_px
-        if inside < -FAR_OUTSIDE:
-            where = f"its footprint lies {-inside:.1f} die widths outside the tray floor"
-            return [("off_tray", f"position: {where}")]
+    t, a, inside = _footprint(die, scene)
+    if inside < -FAR_OUTSIDE:
+        return [_off_tray(inside)]
     # A die can only lean on something: a wall (the floor's edge) or another die.
     near_die = any(
         math.hypot(o.center[0] - t[0], o.center[1] - t[1]) < 0.9 * (s_px + o.size_px)
@@ -321,9 +308,7 @@ def _judge(
         # around it (a die on the rim sees the floor below the wall).
         need = 0.2 + 0.25 * float(np.clip((-inside - OFF_TRAY_MARGIN) / 0.9, 0.0, 1.0))
         if inside < -OFF_TRAY_MARGIN and floor_share < need:
-            where = f"its footprint lies {-inside:.1f} die widths outside the tray floor"
-            found.append(("off_tray", f"position: {where}"))
-            return found
+            return [_off_tray(inside)]
     if m is None:
         return found
     mask, x0, y0, scale, valid, _share = m
@@ -341,19 +326,30 @@ def _judge(
     return found
 
 
-def _far_outside(die: DieReading, scene: _Scene) -> str | None:
-    """The off-tray evidence when the die's footprint is far outside the floor, else None."""
-    if scene.polygon is None or die.size_px <= 2:
-        return None
+def _footprint(die: DieReading, scene: _Scene) -> tuple[FloatArray, FloatArray, float]:
+    """The top-face centre ``t``, the offset ``a`` from it down to the die's footprint (zero
+    without a camera), and how deep the footprint lies inside the floor in die sides
+    (negative outside; infinite without a floor)."""
     t = np.array(die.center, np.float64)
     a = np.zeros(2)
     if scene.pose is not None and scene.die_units is not None:
         a = _bottom_offset(scene.pose, scene.die_units, t)
-    foot = t + a
-    inside = _depth_inside(scene.polygon, foot) / die.size_px
-    if inside < -FAR_OUTSIDE:
-        return f"position: its footprint lies {-inside:.1f} die widths outside the tray floor"
-    return None
+    if scene.polygon is None:
+        return t, a, math.inf
+    return t, a, _depth_inside(scene.polygon, t + a) / die.size_px
+
+
+def _off_tray(inside: float) -> tuple[str, str]:
+    where = f"its footprint lies {-inside:.1f} die widths outside the tray floor"
+    return ("off_tray", f"position: {where}")
+
+
+def _far_outside(die: DieReading, scene: _Scene) -> list[tuple[str, str]]:
+    """The off-tray flag when the die's footprint is far outside the floor (position only)."""
+    if die.size_px <= 2:
+        return []
+    _t, _a, inside = _footprint(die, scene)
+    return [_off_tray(inside)] if inside < -FAR_OUTSIDE else []
 
 
 def _depth_inside(polygon: FloatArray, point: FloatArray) -> float:
