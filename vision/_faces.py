@@ -38,6 +38,23 @@ _MEAN_RADIUS = {
 }
 _ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
 _NO_PLACES = np.zeros((0, 2), np.float32)
+#: The eight places around the centre, in the order of ``_ALL_PLACES``.
+AROUND_CENTRE = np.arange(9) != 4
+
+
+def grid_places(
+    center: tuple[float, float], step: float, angle: float, places: npt.NDArray[np.bool_ | np.intp]
+) -> npt.NDArray[np.float32]:
+    """Image positions (n, 2) ``(x, y)`` of the chosen 3x3 grid places of a face turned by
+    ``angle`` (radians) with grid ``step`` (pixels) about ``center``."""
+    g = _ALL_PLACES[places] * step
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    x = center[0] + g[:, 0] * ca - g[:, 1] * sa
+    y = center[1] + g[:, 0] * sa + g[:, 1] * ca
+    out: npt.NDArray[np.float32] = np.stack([x, y], axis=1).astype(np.float32)
+    return out
+
+
 #: Index pairs (i < j) of n points, for n = 2..6.
 _PAIRS = {n: np.triu_indices(n, 1) for n in range(2, 7)}
 _TURNS = np.deg2rad(np.array([0.0, -4.0, 4.0, 45.0, 41.0, 49.0]))
@@ -132,18 +149,15 @@ def fit_layout(
         sv = np.linalg.svd(affine, compute_uv=False)
         squash = float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
     empty = np.array([i for i in range(9) if i not in used], np.intp)
-    ca, sa = float(np.cos(angle)), float(np.sin(angle))
-    g = _ALL_PLACES[empty] * step
-    ex = centre[0] + g[:, 0] * ca - g[:, 1] * sa
-    ey = centre[1] + g[:, 0] * sa + g[:, 1] * ca
+    centre_xy = (float(centre[0]), float(centre[1]))
     return FaceFit(
         n,
-        (float(centre[0]), float(centre[1])),
+        centre_xy,
         step,
         angle,
         float(res[best]),
         members,
-        np.stack([ex, ey], axis=1).astype(np.float32),
+        grid_places(centre_xy, step, angle, empty),
         squash,
     )
 
@@ -190,9 +204,7 @@ def single_pip(cands: PipCandidates, k: int) -> FaceFit:
     """The layout of a one: a lone pip at the centre, grid step guessed from its size."""
     x, y = float(cands.xy[k, 0]), float(cands.xy[k, 1])
     step = 1.5 * float(cands.diam[k])
-    g = _ALL_PLACES[np.arange(9) != 4] * step
-    empty = np.stack([x + g[:, 0], y + g[:, 1]], axis=1).astype(np.float32)
-    return FaceFit(1, (x, y), step, 0.0, 0.0, (k,), empty)
+    return FaceFit(1, (x, y), step, 0.0, 0.0, (k,), grid_places((x, y), step, 0.0, AROUND_CENTRE))
 
 
 class _UnionFind:

@@ -19,7 +19,14 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
-from vision._faces import FaceFit, fit_cluster, link_pips, single_pip
+from vision._faces import (
+    AROUND_CENTRE,
+    FaceFit,
+    fit_cluster,
+    grid_places,
+    link_pips,
+    single_pip,
+)
 from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
 from vision.flags import apply_flags
 from vision.io import decode
@@ -641,18 +648,9 @@ def _check_face(
             return None
         if np.hypot(centre[0] - fit.center[0], centre[1] - fit.center[1]) > 0.25 * side:
             return None
-        fit = fit._replace(step=0.27 * side, angle=float(np.deg2rad(angle_deg)))
-        g = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1) if gx or gy], np.float32)
-        ca, sa = np.cos(fit.angle), np.sin(fit.angle)
-        g = g * fit.step
-        empty = np.stack(
-            [
-                fit.center[0] + g[:, 0] * ca - g[:, 1] * sa,
-                fit.center[1] + g[:, 0] * sa + g[:, 1] * ca,
-            ],
-            axis=1,
-        ).astype(np.float32)
-        fit = fit._replace(empty_places=empty)
+        step, angle = 0.27 * side, float(np.deg2rad(angle_deg))
+        empty = grid_places(fit.center, step, angle, AROUND_CENTRE)
+        fit = fit._replace(step=step, angle=angle, empty_places=empty)
         size = side
         quality_fit = 1.0
     else:
