@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,21 +35,11 @@ def _annotate(path: Path, reading: Any, out_dir: Path) -> Path:
 
     from vision.annotate import annotate
     from vision.io import load_path
+    from vision.reader import rescaled, rescaled_tray
 
     decoded = load_path(path, max_side=2048)
-    s = decoded.scale
-    dice = [
-        replace(
-            d,
-            center=(d.center[0] * s, d.center[1] * s),
-            size_px=d.size_px * s,
-            outline=tuple((x * s, y * s) for x, y in d.outline),
-        )
-        for d in reading.dice
-    ]
-    tray = reading.tray
-    if tray is not None:
-        tray = replace(tray, polygon=tuple((x * s, y * s) for x, y in tray.polygon))
+    dice = [rescaled(d, decoded.scale) for d in reading.dice]
+    tray = None if reading.tray is None else rescaled_tray(reading.tray, decoded.scale)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{path.stem}.annotated.jpg"
     ok = cv2.imwrite(str(target), annotate(decoded.image_bgr, dice, tray=tray))

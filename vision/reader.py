@@ -188,9 +188,9 @@ def read_bytes(
         flagged = apply_flags(image, dice, profile=profile)
         dice, tray, notes = flagged.dice, flagged.tray, flagged.notes
     if decoded.scale != 1.0:
-        dice = tuple(_rescale(d, decoded.scale) for d in dice)
+        dice = tuple(rescaled(d, 1.0 / decoded.scale) for d in dice)
         if tray is not None:
-            tray = TrayOutline(tuple(_full_size(p, decoded.scale) for p in tray.polygon))
+            tray = rescaled_tray(tray, 1.0 / decoded.scale)
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     return TrayReading(
         width=decoded.width,
@@ -229,19 +229,24 @@ def reading_order(dice: list[DieReading] | tuple[DieReading, ...]) -> tuple[DieR
     return tuple(d for row in rows for d in sorted(row, key=lambda d: d.center[0]))
 
 
-def _full_size(p: tuple[float, float], scale: float) -> tuple[float, float]:
-    """Map a point of an image decoded at ``scale`` to the full-size photo's pixels."""
-    return ((p[0] + 0.5) / scale - 0.5, (p[1] + 0.5) / scale - 0.5)
+def _scaled_point(p: tuple[float, float], factor: float) -> tuple[float, float]:
+    """A pixel position in an image ``factor`` times as large (pixel centres kept aligned)."""
+    return ((p[0] + 0.5) * factor - 0.5, (p[1] + 0.5) * factor - 0.5)
 
 
-def _rescale(d: DieReading, scale: float) -> DieReading:
-    """Map a reading from an image decoded at ``scale`` to the full-size photo's pixels."""
+def rescaled(d: DieReading, factor: float) -> DieReading:
+    """The reading in the pixels of the same photo ``factor`` times as large."""
     return replace(
         d,
-        center=_full_size(d.center, scale),
-        size_px=d.size_px / scale,
-        outline=tuple(_full_size(p, scale) for p in d.outline),
+        center=_scaled_point(d.center, factor),
+        size_px=d.size_px * factor,
+        outline=tuple(_scaled_point(p, factor) for p in d.outline),
     )
+
+
+def rescaled_tray(tray: TrayOutline, factor: float) -> TrayOutline:
+    """The tray outline in the pixels of the same photo ``factor`` times as large."""
+    return TrayOutline(tuple(_scaled_point(p, factor) for p in tray.polygon))
 
 
 def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
