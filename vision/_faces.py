@@ -126,30 +126,40 @@ def fit_layout(
     place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=1)
     valid = (masks[:, None] == np.array(_MASKS[n])[None, :]).any(axis=1)
-    if not np.any(valid):
-        return None
     res = np.where(valid, res, np.inf)
+    six = None
+    if n == 6:
+        six = _six_columns(gx * step, gy * step, diam)
+        if float(six[0].min()) < float(res.min()):
+            res = six[0]
+    if not np.any(np.isfinite(res)):
+        return None
     best = int(np.argmin(res))
     angle = float(angles[best])
-    if not complete:
+    centre_xy = (float(centre[0]), float(centre[1]))
+    if six is not None and six[0][best] == res[best] and np.isfinite(six[0][best]):
+        # A six whose columns are set closer (or wider) than its rows are long.
+        step = float(six[1][best])
+        empty = _SIX_MIDDLE[int(six[2][best])]
+        if not complete:
+            return FaceFit(6, centre_xy, step, angle, float(res[best]), members, _NO_PLACES)
         return FaceFit(
-            n,
-            (float(centre[0]), float(centre[1])),
+            6,
+            centre_xy,
             step,
             angle,
             float(res[best]),
             members,
-            _NO_PLACES,
+            grid_places(centre_xy, step, angle, empty),
+            _squash(_six_grid(gx[best], gy[best], int(six[2][best])), q),
         )
+    if not complete:
+        return FaceFit(n, centre_xy, step, angle, float(res[best]), members, _NO_PLACES)
     used = {int(p) for p in place[best]}
     squash = 1.0
     if n >= 4:
-        grid = np.stack([rx[best], ry[best]], axis=1)
-        affine, *_ = np.linalg.lstsq(grid, q, rcond=None)
-        sv = np.linalg.svd(affine, compute_uv=False)
-        squash = float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+        squash = _squash(np.stack([rx[best], ry[best]], axis=1), q)
     empty = np.array([i for i in range(9) if i not in used], np.intp)
-    centre_xy = (float(centre[0]), float(centre[1]))
     return FaceFit(
         n,
         centre_xy,
@@ -160,6 +170,79 @@ def fit_layout(
         grid_places(centre_xy, step, angle, empty),
         squash,
     )
+
+
+#: The empty middle column of a six: places with gx == 0 (columns across x) or gy == 0.
+_SIX_MIDDLE = (np.array([3, 4, 5], np.intp), np.array([1, 4, 7], np.intp))
+#: Rows of the two columns of a six in the order ``_six_columns`` sorts its pips.
+_SIX_ROWS = np.array([-1.0, 0.0, 1.0, -1.0, 0.0, 1.0])
+#: Column spacing of a six, as a share of the spacing within a column, that still reads as a
+#: six: the standard layout has 1.0 (columns two grid steps apart); many dice set them closer.
+_SIX_COLUMNS = (0.62, 1.25)
+#: Largest pip offset of such a six, in grid steps: its extra freedom asks for a tighter fit.
+_SIX_MAX_RESIDUAL = 0.25
+
+
+def _six_columns(
+    u: npt.NDArray[np.float64], v: npt.NDArray[np.float64], diam: float | npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+    """Fit six pips as two columns of three with their own spacing across the columns.
+
+    ``u``, ``v`` (..., 6) are the pips' offsets from their centre along the grid's two axes
+    (pixels); ``diam`` the pips' diameter (broadcast against ``u[..., 0]``). Returns the
+    residual in grid steps (inf where the pips are not two columns of three), the grid step
+    (spacing within a column) and which axis the columns run across (0: u, 1: v).
+    """
+    best_res = np.full(u.shape[:-1], np.inf)
+    best_step = np.ones(u.shape[:-1])
+    best_axis = np.zeros(u.shape[:-1], np.intp)
+    for axis, (a, b) in enumerate(((u, v), (v, u))):
+        right = a > 0
+        ok = right.sum(axis=-1) == 3
+        big = 1e6
+        ordered = np.sort(b + big * right, axis=-1)
+        left_col, right_col = ordered[..., :3], ordered[..., 3:] - big
+        step = 0.25 * (
+            (left_col[..., 2] - left_col[..., 0]) + (right_col[..., 2] - right_col[..., 0])
+        )
+        safe = np.where(step > 0, step, 1.0)
+        half = np.abs(a).mean(axis=-1)
+        rows = ordered - big * (np.arange(6) >= 3) - _SIX_ROWS * safe[..., None]
+        across = np.abs(a) - half[..., None]
+        # The larger offset across and the larger along: an upper bound of the worst pip's.
+        res = np.sqrt((across**2).max(axis=-1) + (rows**2).max(axis=-1)) / safe
+        ratio = half / safe
+        ok &= (step > 0) & (ratio >= _SIX_COLUMNS[0]) & (ratio <= _SIX_COLUMNS[1])
+        ok &= (diam <= 0) | ((step >= 0.7 * diam) & (step <= 4.0 * diam))
+        ok &= res <= _SIX_MAX_RESIDUAL
+        res = np.where(ok, res, np.inf)
+        better = res < best_res
+        best_res = np.where(better, res, best_res)
+        best_step = np.where(better, step, best_step)
+        best_axis = np.where(better, axis, best_axis)
+    return best_res, best_step, best_axis
+
+
+def _six_grid(
+    gx: npt.NDArray[np.float64], gy: npt.NDArray[np.float64], axis: int
+) -> npt.NDArray[np.float64]:
+    """Grid places (6, 2) of a six fitted by ``_six_columns`` from its pips' grid coordinates,
+    the columns at their own measured spacing (so that a six with close columns is not taken
+    for a face seen aslant)."""
+    across, along = (gx, gy) if axis == 0 else (gy, gx)
+    row_step = max(float(np.abs(along).max()), 1e-6)
+    cols = np.sign(across) * float(np.abs(across).mean()) / row_step
+    rows = np.clip(np.rint(along / row_step), -1, 1)
+    pair = (cols, rows) if axis == 0 else (rows, cols)
+    return np.stack(pair, axis=1)
+
+
+def _squash(grid: npt.NDArray[np.float64], q: npt.NDArray[np.float64]) -> float:
+    """Shorter over longer axis of the affine map from grid places ``grid`` (N, 2) to the
+    pips ``q`` (N, 2): near 1 for a face seen straight on."""
+    affine, *_ = np.linalg.lstsq(grid, q, rcond=None)
+    sv = np.linalg.svd(affine, compute_uv=False)
+    return float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
 
 
 def _trial_fits(
@@ -197,6 +280,9 @@ def _trial_fits(
     valid = (masks[..., None] == np.array(_MASKS[n])[None, None, :]).any(axis=2)
     best = np.where(valid, res, np.inf).min(axis=1)
     out: npt.NDArray[np.float64] = np.where(ok, best, np.inf)
+    if n == 6:
+        six_res, _step, _axis = _six_columns(gx * safe, gy * safe, diam[:, None])
+        out = np.minimum(out, six_res.min(axis=1))
     return out
 
 

@@ -45,6 +45,10 @@ class ReaderParams(NamedTuple):
     #: Least mean roundness (shorter over longer width) of a face's pips: pips seen from
     #: above are near round; slots, ports and side faces seen aslant are not.
     min_face_roundness: float = 0.62
+    #: Least roundness of a lone pip read as a one (a glare spot or a speck is rarely round;
+    #: a camera looking at the tray aslant flattens a real pip to about the cosine of its
+    #: angle of view).
+    min_one_roundness: float = 0.68
     #: Largest pip-to-pip distance on one face, in pip diameters.
     max_link_diameters: float = 5.2
     #: Largest ratio between the diameters of two pips on one face.

@@ -126,12 +126,19 @@ def _merge_enlarged(
         hits = [k for k, (od, o) in enumerate(merged) if _shadowed(d, diam, o, od)]
         if not hits:
             merged.append((diam, d))
-        elif (
-            len(hits) == 1
-            and merged[hits[0]][1].value is None
-            and _shadowed(merged[hits[0]][1], merged[hits[0]][0], d, diam)
+            continue
+        # Pips that run together at the first size (two rows of a six read as a three, a
+        # five's middle pip lost) come apart enlarged: a face there with more pips, spanning
+        # the faces it covers, is the better reading of that die.
+        covered = [merged[k] for k in hits]
+        if all(
+            _shadowed(o, od, d, diam)
+            and (o.value is None or (o.value < d.value and o.size < d.size))
+            for od, o in covered
         ):
-            merged[hits[0]] = (diam, d)
+            for k in sorted(hits, reverse=True):
+                del merged[k]
+            merged.append((diam, d))
     return merged
 
 
@@ -630,7 +637,7 @@ def _check_face(
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
-    if fit.value == 1 and float(cands.roundness[members[0]]) < 0.75:
+    if fit.value == 1 and float(cands.roundness[members[0]]) < params.min_one_roundness:
         return None
     roundness = cands.roundness[members]
     if float(roundness.mean()) < params.min_face_roundness or float(roundness.min()) < 0.5:
