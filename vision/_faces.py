@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -184,7 +184,9 @@ _SIX_MAX_RESIDUAL = 0.25
 
 
 def _six_columns(
-    u: npt.NDArray[np.float64], v: npt.NDArray[np.float64], diam: float | npt.NDArray[np.float64]
+    u: npt.NDArray[np.float64],
+    v: npt.NDArray[np.float64],
+    diam: float | npt.NDArray[np.floating[Any]],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
     """Fit six pips as two columns of three with their own spacing across the columns.
 
