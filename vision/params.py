@@ -32,6 +32,11 @@ class ReaderParams(NamedTuple):
     #: candidates per die found (a grainy photo or a textured table: enlarging it costs
     #: seconds and finds specks, not dice).
     small_pip_max_candidates_per_die: float = 40.0
+    #: Look for dice the pip search missed by their bodies (blobs of the dice's size that
+    #: stand out from the floor) and count their pips one die at a time.
+    body_dice: bool = True
+    #: Least confidence of a die found by its body.
+    body_min_confidence: float = 0.8
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
+from vision._bodies import find_body_dice
 from vision._faces import (
     AROUND_CENTRE,
     FaceFit,
@@ -62,7 +63,7 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
-    dice, n_candidates, scale_x, scale_y = _read_scaled(image, scale, params)
+    dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging it multiplies the candidates and the time (seconds), not the dice.
     noisy = n_candidates > params.small_pip_max_candidates_per_die * len(dice)
@@ -79,7 +80,7 @@ def read_array(
                 2.0 * params.work_max_side / max(h, w),
             )
             if big > 1.2 * scale:
-                more, _n, big_x, big_y = _read_scaled(image, big, params)
+                more, _n, big_x, big_y, _big = _read_scaled(image, big, params)
                 fx, fy = scale_x / big_x, scale_y / big_y
                 dice = _merge_enlarged(
                     dice,
@@ -87,6 +88,8 @@ def read_array(
                     median_diam * scale,
                     params,
                 )
+    if dice and params.body_dice:
+        dice.extend(_body_dice(work, dice, params))
     readings = [
         DieReading(
             value=d.value,
@@ -142,6 +145,22 @@ def _merge_enlarged(
     return merged
 
 
+def _body_dice(
+    work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
+) -> list[tuple[float, _Die]]:
+    """Dice found by their bodies beside those the pips gave (work-image pixels)."""
+    sides = [d.size for _diam, d in dice if d.value is not None]
+    if not sides:
+        return []
+    taken = [(d.center[0], d.center[1], d.size) for _diam, d in dice]
+    return [
+        (b.pip_diam, _Die(b.value, b.center, b.size, b.confidence, b.outline))
+        for b in find_body_dice(
+            work, float(np.median(sides)), taken, min_confidence=params.body_min_confidence
+        )
+    ]
+
+
 def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
     """``d`` with its positions and size multiplied by ``fx`` (x) and ``fy`` (y)."""
     return d._replace(
@@ -153,9 +172,9 @@ def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
 
 def _read_scaled(
     image: Image, scale: float, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], int, float, float]:
+) -> tuple[list[tuple[float, _Die]], int, float, float, Image]:
     """Read ``image`` resized by ``scale``: (mean pip diameter, die) pairs, the number of pip
-    candidates, and the x and y scales."""
+    candidates, the x and y scales and the resized image."""
     h, w = image.shape[:2]
     if scale < 0.99 or scale > 1.01:
         interpolation = cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC
@@ -167,7 +186,7 @@ def _read_scaled(
     else:
         work, scale_x, scale_y = image, 1.0, 1.0
     dice, n_candidates = _read_work(work, params)
-    return dice, n_candidates, scale_x, scale_y
+    return dice, n_candidates, scale_x, scale_y, work
 
 
 def read_bytes(

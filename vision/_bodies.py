@@ -1,0 +1,146 @@
+"""Dice the pip search missed, found by their bodies and read by the single-face counter.
+
+The pip-first reader needs every pip of a face to stand out cleanly from the face around
+it; small marbled dice with low-contrast or coloured pips often leave it a pip or two
+short. Their bodies still stand out from the floor. This pass models the floor as a
+heavily smoothed copy of the photo, takes compact blobs that differ from it and have the
+size of the dice already read (the dice of one photo lie at about one distance from the
+camera), and counts each blob's pips with :func:`vision._count.read_face`. Only sure
+readings are kept: a blob that is a coin, a hole in the board or a shadow has no pip
+layout, so it adds nothing.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision._count import read_face
+
+Image = npt.NDArray[np.uint8]
+
+
+class BodyDie(NamedTuple):
+    """A die read from its body (work-image pixels): value, centre, side, confidence,
+    outline (4 corners) and its mean pip diameter."""
+
+    value: int
+    center: tuple[float, float]
+    size: float
+    confidence: float
+    outline: tuple[tuple[float, float], ...]
+    pip_diam: float
+
+
+#: The floor model is built at this many pixels per die side (coarse is enough: it must
+#: only follow the light falling off across the tray).
+_MODEL_PX_PER_DIE = 3.0
+#: Least colour distance (Lab units) from the floor model of a die's body.
+_MIN_BODY_CONTRAST = 14.0
+#: Area of a body, as a share of a lone die's body already read (or of the side guessed
+#: from the pips): half a die is left out, and so are two touching ones.
+_AREA_RANGE = (0.5, 2.2)
+#: Bodies are looked for at about this many pixels per die side.
+_BODY_PX = 18.0
+#: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
+#: body says better: dice have a margin around their pips.
+_BODY_SIDE_PER_FACE = 1.4
+
+
+def find_body_dice(
+    work: Image,
+    die_side: float,
+    taken: list[tuple[float, float, float]],
+    *,
+    min_confidence: float = 0.8,
+) -> list[BodyDie]:
+    """Dice in ``work`` (H, W, 3 BGR uint8) that are not ``taken``, read one by one.
+
+    ``taken`` holds ``(x, y, side)`` of the dice already read (work pixels) and
+    ``die_side`` their typical side as their pips suggest; the bodies of the taken dice
+    give the size a body must have. A blob that holds a taken die is skipped. Readings
+    below ``min_confidence`` are dropped.
+    """
+    h, w = work.shape[:2]
+    if die_side < 6.0 or min(h, w) < 4 * die_side or not taken:
+        return []
+    # Bodies are looked for at about _BODY_PX pixels per die; pips are read at full size.
+    scale = min(1.0, _BODY_PX / die_side)
+    bw_, bh_ = max(8, round(w * scale)), max(8, round(h * scale))
+    body_img = work if scale == 1.0 else cv2.resize(work, (bw_, bh_), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(body_img, cv2.COLOR_BGR2LAB)
+    model_scale = _MODEL_PX_PER_DIE / (die_side * scale)
+    sw, sh = max(8, round(bw_ * model_scale)), max(8, round(bh_ * model_scale))
+    lab_small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
+    # Median over about three dice: one die (or two touching) is an outlier in it.
+    k = 2 * int(1.6 * _MODEL_PX_PER_DIE) + 1
+    floor = cv2.resize(cv2.medianBlur(lab_small, k), (bw_, bh_), interpolation=cv2.INTER_LINEAR)
+    diff = cv2.absdiff(lab, floor).astype(np.uint16).sum(axis=2)
+    noise = float(np.median(diff))
+    mask = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # The taken dice's own bodies say how big a die's blob is here.
+    holders: dict[int, int] = {}
+    for tx, ty, _ts in taken:
+        ix = int(np.clip(round(tx * scale), 0, bw_ - 1))
+        iy = int(np.clip(round(ty * scale), 0, bh_ - 1))
+        lab_id = int(labels[iy, ix])
+        if lab_id:
+            holders[lab_id] = holders.get(lab_id, 0) + 1
+    single = [float(stats[i, cv2.CC_STAT_AREA]) for i, c in holders.items() if c == 1]
+    if len(single) >= 2:
+        expected = float(np.median(single))
+    else:
+        expected = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
+    found: list[BodyDie] = []
+    for i in range(1, n):
+        if i in holders:
+            continue
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
+            continue
+        x, y, cw, ch = (int(v) for v in stats[i, :4])
+        if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
+            continue  # cut by the frame: its face may be too
+        if any(
+            np.hypot(cents[i][0] / scale - tx, cents[i][1] / scale - ty) < 0.7 * ts
+            for tx, ty, ts in taken
+        ):
+            continue
+        comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+        (rx, ry), (ra, rb), ang = cv2.minAreaRect(hull)
+        if min(ra, rb) <= 0 or area < 0.7 * ra * rb or max(ra, rb) > 1.5 * min(ra, rb):
+            continue
+        # The crop for counting, from the full-size image.
+        m = 0.2 * max(cw, ch) + 2
+        x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
+        x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
+        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+        if face.value is None or face.confidence < min_confidence or not face.pips:
+            continue
+        pips = np.array(face.pips, np.float32)
+        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        if not comp[
+            int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
+        ]:
+            continue  # pips off the body: a reading of something beside it
+        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
+        found.append(
+            BodyDie(
+                face.value,
+                (cx, cy),
+                float(np.sqrt(ra * rb)) / scale,
+                float(face.confidence),
+                tuple((float(px), float(py)) for px, py in box),
+                float(pips[:, 2].mean()),
+            )
+        )
+    return found
