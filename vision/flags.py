@@ -7,13 +7,16 @@ Both flags rest on the camera geometry, not on how a die looks:
   face centre is seen at T, the model predicts where its bottom face lies in the image
   (towards the point straight below the camera, by a share of the die that grows towards
   the frame edges) and so the whole silhouette a flat die must have at that place.
-- ``leaning``: the die's silhouette (die pixels against the local floor colour) is not
-  where a flat die's would be: its centre is pushed sideways by about half the sine of the
-  tilt, in die sides. Perspective alone (side faces showing near the frame edge) is
-  predicted, so it does not count.
+- ``leaning``: a die can only lean on something, a wall (the floor's edge) or another die
+  whose top face stands clear of its own. Leaning shows its side face towards that support,
+  so its silhouette (die pixels against the local floor colour) reaches further towards the
+  support than a flat die's would. The shift every die of the photo shares (an error of the
+  camera model, the light's direction) is taken out first. Perspective alone (side faces
+  showing near the frame edge) is predicted, so it does not count.
 - ``off_tray``: the die's footprint (the predicted bottom face centre, not the top face)
   lies outside the floor outline, or the die stands on something that is not floor
-  (rim or wall top: hardly any floor colour around it at the edge of the floor).
+  (rim or wall top: hardly any floor colour around it at the edge of the floor). A box
+  tray's outline is fitted again at full resolution (see :mod:`vision._tray`).
 """
 
 from __future__ import annotations
@@ -29,24 +32,37 @@ import numpy.typing as npt
 from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
 from calibration.floor import FloorFit, chromaticity, colour_distance, find_floor, work_copy
 from calibration.profile import TrayProfile, die_units_from_sizes, has_moved
+from vision._tray import refine_quad
 from vision.result import DieReading, TrayOutline
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
 
-#: In theory a flat die's silhouette centre sits where the camera model puts it to within
-#: 2% of a die side and a die leaning by 8 degrees moves it by 7%; measured on noisy photos
-#: (thin, shaded side faces against the floor) flat dice scatter up to ~0.35, so only a
-#: clear shift counts.
-LEAN_SHIFT = 0.45
+#: A die leaning by ``theta`` on a wall or a die shows its side face towards that support,
+#: which moves its silhouette's centre towards the support by about ``sin(theta) / 2`` die
+#: sides beyond where a flat die's would be (0.07 at 8 degrees, 0.13 at 15). After the
+#: photo's common offset is taken out, flat dice measured on noisy 30-pixel renders still
+#: scatter up to ~0.2 towards a neighbour or wall (shadows and neighbours joined to the
+#: die's pixels), so this is the least shift that counts: only clear leans are called.
+LEAN_SHIFT = 0.2
 #: Below this overlap between the measured and predicted silhouettes the measurement is
 #: not trusted at all (the die's pixels were not separated from their surroundings).
-MIN_OVERLAP = 0.4
+MIN_OVERLAP = 0.6
+#: Least gap between the top faces of a die and a die it leans on (die sides).
+MIN_LEAN_GAP = 0.06
+#: A support (wall or die) counts when the shift points at it within this angle (degrees).
+SUPPORT_ANGLE_DEG = 45.0
 #: The footprint may lie this share of a die side outside the found floor outline before
 #: the die counts as off the tray (the outline is found on a small copy of the photo).
 OFF_TRAY_MARGIN = 0.5
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
+#: Width (die sides) of the disc that opens a die's silhouette: a leak into a shadow or a
+#: neighbour joined by a neck narrower than this is cut off.
+MASK_OPEN = 0.3
+#: A pixel on the floor colour's shading line within this many times the floor's own
+#: spread off it counts as shaded floor.
+SHADE_NOISE = 1.0
 #: Largest camera tilt believed from a floor outline (degrees); the supported range is 0-20.
 MAX_TILT_DEG = 25.0
 #: Above this many dice in one photo, dice are judged by position only (speed guard).
@@ -101,12 +117,14 @@ def apply_flags(
     # With more dice than any game uses, most are false finds: judge them by position
     # only, which costs nothing per die.
     measure = len(dice) <= MAX_MEASURED_DICE
+    looks = [
+        _look(image_bgr, die, [d for j, d in enumerate(dice) if j != i], scene) if measure else None
+        for i, die in enumerate(dice)
+    ]
+    common = _common_shift(looks)
     for i, die in enumerate(dice):
-        if measure:
-            others = [d for j, d in enumerate(dice) if j != i]
-            judged = _judge(image_bgr, die, others, scene)
-        else:
-            judged = _far_outside(die, scene)
+        look = looks[i]
+        judged = _judge(look, common) if look is not None else _far_outside(die, scene)
         flags = list(die.flags)
         evidence = list(die.evidence)
         for flag, why in judged:
@@ -154,6 +172,12 @@ def _scene(
         )
     else:
         floor = find_floor(image, seeds_xy=centres, seed_radius_px=1.6 * median_size)
+    if floor is not None and floor.shape == "rect" and median_size > 2:
+        # The floor was found on a small copy from its lit colour; its sides may stop
+        # short of the walls in their shadow.
+        floor = replace(
+            floor, polygon=refine_quad(image, floor.polygon, median_size, floor.lab_mean)
+        )
     if floor is not None and _most_dice_outside(floor.polygon, dice):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
         # else (a mat, a book); better no tray than every die called off the tray.
@@ -269,27 +293,40 @@ def _silhouette_centre(
 # -- per die --------------------------------------------------------------------------------
 
 
-def _judge(
-    image: Image, die: DieReading, others: list[DieReading], scene: _Scene
-) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
+@dataclass
+class _Look:
+    """What one die's neighbourhood shows: position, supports and the measured silhouette.
+
+    ``inside`` is the footprint's depth inside the floor (die sides, negative outside);
+    ``supports`` the image directions (unit vectors) to walls and dice it could lean on,
+    with their names; ``shift`` the measured minus the predicted flat silhouette centre in
+    die sides (None when not measured) and ``overlap`` their IoU.
+    """
+
+    die: DieReading
+    inside: float
+    supports: list[tuple[FloatArray, str]]
+    floor_share: float | None
+    has_polygon: bool
+    shift: FloatArray | None = None
+    overlap: float = 0.0
+
+
+def _look(image: Image, die: DieReading, others: list[DieReading], scene: _Scene) -> _Look:
+    """Measure one die (see :class:`_Look`); the costly silhouette only where it can matter."""
     s_px = die.size_px
     if s_px <= 2:
-        return found
+        return _Look(die, math.inf, [], None, False)
     t, a, inside = _footprint(die, scene)
+    look = _Look(die, inside, [], None, scene.polygon is not None)
     if inside < -FAR_OUTSIDE:
-        return [_off_tray(inside)]
-    # A die can only lean on something: a wall (the floor's edge) or another die.
-    near_die = any(
-        math.hypot(o.center[0] - t[0], o.center[1] - t[1]) < 0.9 * (s_px + o.size_px)
-        for o in others
-    )
-    near_wall = scene.polygon is not None and inside < 1.2
-    can_lean = scene.pose is not None and scene.die_units is not None and (near_die or near_wall)
+        return look
+    look.supports = _supports(die, others, scene, t, a)
+    can_lean = scene.pose is not None and scene.die_units is not None
     if inside >= -OFF_TRAY_MARGIN and not can_lean:
-        # Its position already decides: on the floor and with nothing to lean on, so the
-        # silhouette (the costly part) is not measured.
-        return found
+        # Its position already decides: on the floor and no camera model to compare its
+        # silhouette with, so the silhouette (the costly part) is not measured.
+        return look
     m = _measure_window(
         image,
         die,
@@ -300,27 +337,101 @@ def _judge(
         polygon=scene.polygon,
         floor_chroma=scene.floor_chroma,
     )
-    floor_share = m[5] if m is not None else 0.0
+    look.floor_share = m[5] if m is not None else 0.0
+    if m is None or not can_lean:
+        return look
+    mask, x0, y0, scale, valid, _share = m
+    measured = _lean_shift(die, scene, mask, valid, x0, y0, scale)
+    if measured is not None:
+        look.shift, look.overlap = measured
+    return look
+
+
+def _supports(
+    die: DieReading, others: list[DieReading], scene: _Scene, t: FloatArray, a: FloatArray
+) -> list[tuple[FloatArray, str]]:
+    """Unit image directions from the die to what it could lean on: dice and walls nearby."""
+    s_px = die.size_px
+    out: list[tuple[FloatArray, str]] = []
+    top = None
+    if scene.pose is not None and scene.die_units is not None:
+        top = scene.pose.back_project(t[None, :], z=scene.die_units)[0]
+    for o in others:
+        d = np.array(o.center) - t
+        dist = float(np.hypot(*d))
+        if not 1e-6 < dist < 0.8 * (s_px + o.size_px):
+            continue
+        if top is not None and scene.pose is not None and scene.die_units is not None:
+            # A die leaning on another holds its top face off the other's by about
+            # sin(tilt) die sides; flat dice side by side hold theirs a die apart.
+            o_top = scene.pose.back_project(np.array([o.center]), z=scene.die_units)[0]
+            gap = float(np.hypot(*(o_top[:2] - top[:2]))) / scene.die_units - 1.0
+            if gap < MIN_LEAN_GAP:
+                continue
+        out.append((d / dist, "die"))
     if scene.polygon is not None:
+        foot = t + a
+        poly = scene.polygon
+        centre = poly.mean(axis=0)
+        n_pts = len(poly)
+        for i in range(n_pts):
+            p, q = poly[i], poly[(i + 1) % n_pts]
+            e = q - p
+            length = float(np.hypot(*e))
+            if length < 1e-6:
+                continue
+            n = np.array([-e[1], e[0]]) / length
+            if float(np.dot(n, centre - p)) < 0:
+                n = -n
+            along = float(np.dot(foot - p, e)) / (length * length)
+            if float(np.dot(n, foot - p)) < 1.3 * s_px and -0.05 < along < 1.05:
+                out.append((-n, "wall"))
+    return out
+
+
+def _common_shift(looks: Sequence[_Look | None]) -> FloatArray:
+    """The shift all well-measured dice of the photo share (median; zero for under 3 dice).
+
+    Flat dice share it: an error of the camera model or the light's direction moves every
+    die's measured silhouette the same way; a leaning die's own shift stands out from it.
+    """
+    shifts = [
+        lk.shift for lk in looks if lk is not None and lk.shift is not None and lk.overlap >= 0.5
+    ]
+    if len(shifts) < 3:
+        return np.zeros(2)
+    return np.asarray(np.median(np.array(shifts), axis=0), np.float64)
+
+
+def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    inside = look.inside
+    if inside < -FAR_OUTSIDE:
+        return [_off_tray(inside)]
+    if look.has_polygon and look.floor_share is not None:
         # Far outside: on the table whatever the colours say. Just outside: the found
         # outline may miss a shadowed strip or corner of floor, so the die must also stand
         # among things that are not floor; the further out, the more floor may show
         # around it (a die on the rim sees the floor below the wall).
         need = 0.2 + 0.25 * float(np.clip((-inside - OFF_TRAY_MARGIN) / 0.9, 0.0, 1.0))
-        if inside < -OFF_TRAY_MARGIN and floor_share < need:
+        if inside < -OFF_TRAY_MARGIN and look.floor_share < need:
             return [_off_tray(inside)]
-    if m is None:
+    if look.shift is None or look.overlap < MIN_OVERLAP:
         return found
-    mask, x0, y0, scale, valid, _share = m
-    if not can_lean:
-        return found
-    shift = _lean_shift(die, scene, mask, valid, x0, y0, scale, a)
-    if shift is not None and shift[0] > LEAN_SHIFT and shift[1] >= MIN_OVERLAP:
+    v = look.shift - common
+    cos_lim = math.cos(math.radians(SUPPORT_ANGLE_DEG))
+    best: tuple[float, str] | None = None
+    for w, what in look.supports:
+        along = float(np.dot(v, w))
+        pointed = along > LEAN_SHIFT and along >= cos_lim * float(np.hypot(*v))
+        if pointed and (best is None or along > best[0]):
+            best = (along, what)
+    if best is not None:
         found.append(
             (
                 "leaning",
-                f"visible side face: its silhouette is {shift[0]:.2f} die widths off where a "
-                "flat die's would be at that place (top face tilted)",
+                f"visible side face: its silhouette reaches {best[0]:.2f} die widths further "
+                f"towards the {best[1]} it touches than a flat die's would",
             )
         )
     return found
@@ -482,6 +593,10 @@ def _measure_window(
     c_diff = cv2.subtract(chroma, (float(c_floor[0]), float(c_floor[1]), 0.0, 0.0))  # type: ignore[call-overload]
     c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
     die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
+    if floor_px.sum() >= 8:
+        # Floor in a shadow is still floor (the chromaticity test above calls dark floor
+        # grey, so a wall's or a die's shadow would join the die).
+        die_px &= ~_in_floor_shade(crop, floor_px)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
         canvas = np.zeros((ch, cw), np.uint8)
@@ -507,7 +622,48 @@ def _measure_window(
     filled = comp.astype(np.uint8)
     contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, contours, -1, 1, -1)
+    k_open = round(MASK_OPEN * s * scale)
+    if k_open >= 3:
+        # A die's silhouette is convex and at least a die wide: what a disc of a fraction
+        # of a die cannot sweep is a leak into a shadow or a neighbour, not the die.
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_open, k_open))
+        opened = np.asarray(cv2.morphologyEx(filled, cv2.MORPH_OPEN, kernel), np.uint8)
+        n2, labels2 = cv2.connectedComponents(opened, connectivity=8)
+        if n2 > 1:
+            keep = labels2[ci, cj]
+            if keep == 0:
+                counts = np.bincount(labels2.ravel(), minlength=n2)
+                counts[0] = 0
+                keep = int(np.argmax(counts))
+            filled = (labels2 == keep).astype(np.uint8)
     return filled > 0, x0, y0, scale, valid, floor_share
+
+
+def _in_floor_shade(crop: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Pixels that are the floor's colour at a lower brightness: floor in shade, not die.
+
+    ``crop`` (H, W, 3) uint8 BGR, ``floor_px`` (H, W) bool the floor pixels sampled around
+    the die. A shadow scales the floor's B, G and R together, so a shaded floor pixel lies
+    on the line from black through the lit floor colour, within the floor's own noise.
+    Pixels too dark for their colour to be known are left to the other tests.
+    """
+    px = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32)
+    samples = px[floor_px]
+    lum = samples.sum(axis=1)
+    lit = samples[lum >= np.percentile(lum, 40)]
+    f = np.median(lit, axis=0)
+    norm = float(np.linalg.norm(f))
+    if norm < 30.0:
+        return np.zeros(crop.shape[:2], bool)
+    fn = f / norm
+    proj = px @ fn
+    perp = np.linalg.norm(px - proj[..., None] * fn, axis=2)
+    noise = float(np.percentile(perp[floor_px], 90))
+    bright = np.linalg.norm(px, axis=2)
+    return np.asarray(
+        (perp <= SHADE_NOISE * noise + 0.05 * proj) & (proj <= 1.05 * norm) & (bright >= 25.0),
+        bool,
+    )
 
 
 def _chromaticity_of_lab(lab: tuple[float, float, float]) -> npt.NDArray[np.float32]:
@@ -526,19 +682,20 @@ def _lean_shift(
     x0: int,
     y0: int,
     scale: float,
-    a: FloatArray,
-) -> tuple[float, float] | None:
-    """``(shift, overlap)``: measured vs predicted flat silhouette, in die sides and IoU."""
+) -> tuple[FloatArray, float] | None:
+    """``(shift, overlap)``: measured minus predicted flat silhouette centre (x, y) in die
+    sides, and their IoU, for the die's turn that fits best."""
     assert scene.pose is not None and scene.die_units is not None
     pose, s = scene.pose, scene.die_units
     t = np.array(die.center, np.float64)
     top = pose.back_project(t[None, :], z=s)[0]
     yaw = _yaw(die, pose, s)
-    best: tuple[float, float] | None = None
+    best: tuple[FloatArray, float] | None = None
     ys, xs = np.nonzero(mask)
     if xs.size < 6:
         return None
     cm = np.array([xs.mean(), ys.mean()])
+    n_mask = float(xs.size)
     for dyaw in (0.0,) if yaw is not None else tuple(np.deg2rad(np.arange(0, 90, 15))):
         ang = (yaw or 0.0) + dyaw
         corners = _cube_corners(top, s, ang)
@@ -551,12 +708,11 @@ def _lean_shift(
         if px_.size < 6:
             continue
         cp = np.array([px_.mean(), py_.mean()])
-        shift = float(np.linalg.norm(cm - cp)) / (die.size_px * scale)
         inter = float(np.count_nonzero(pv & mask))
-        union = float(np.count_nonzero(pv | mask))
+        union = float(px_.size) + n_mask - inter
         iou = inter / union if union else 0.0
-        if best is None or shift < best[0]:
-            best = (shift, iou)
+        if best is None or iou > best[1]:
+            best = (np.asarray((cm - cp) / (die.size_px * scale), np.float64), iou)
     return best
 
 
