@@ -67,10 +67,14 @@ def find_body_dice(
     h, w = work.shape[:2]
     if die_side < 6.0 or min(h, w) < 4 * die_side or not taken:
         return []
-    # Bodies are looked for at about _BODY_PX pixels per die; pips are read at full size.
-    scale = min(1.0, _BODY_PX / die_side)
-    bw_, bh_ = max(8, round(w * scale)), max(8, round(h * scale))
-    body_img = work if scale == 1.0 else cv2.resize(work, (bw_, bh_), interpolation=cv2.INTER_AREA)
+    # Bodies are looked for at about _BODY_PX pixels per die (a whole-number reduction,
+    # which OpenCV averages quickly); pips are read at full size.
+    factor = max(1, int(die_side / _BODY_PX))
+    bw_, bh_ = w // factor, h // factor
+    body_img = work[: bh_ * factor, : bw_ * factor]
+    if factor > 1:
+        body_img = cv2.resize(body_img, (bw_, bh_), interpolation=cv2.INTER_AREA)
+    scale = 1.0 / factor
     lab = cv2.cvtColor(body_img, cv2.COLOR_BGR2LAB)
     model_scale = _MODEL_PX_PER_DIE / (die_side * scale)
     sw, sh = max(8, round(bw_ * model_scale)), max(8, round(bh_ * model_scale))
@@ -78,8 +82,11 @@ def find_body_dice(
     # Median over about three dice: one die (or two touching) is an outlier in it.
     k = 2 * int(1.6 * _MODEL_PX_PER_DIE) + 1
     floor = cv2.resize(cv2.medianBlur(lab_small, k), (bw_, bh_), interpolation=cv2.INTER_LINEAR)
-    diff = cv2.absdiff(lab, floor).astype(np.uint16).sum(axis=2)
-    noise = float(np.median(diff))
+    # Lab distance as the sum of the channels' differences, saturated at 255 (far above
+    # any threshold used).
+    c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
+    diff = cv2.add(cv2.add(c0, c1), c2)
+    noise = float(np.median(diff[::3, ::3]))
     mask = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
