@@ -71,9 +71,11 @@ def find_body_dice(
     # which OpenCV averages quickly); pips are read at full size.
     factor = max(1, int(die_side / _BODY_PX))
     bw_, bh_ = w // factor, h // factor
-    body_img = work[: bh_ * factor, : bw_ * factor]
+    body_img: Image = work[: bh_ * factor, : bw_ * factor]
     if factor > 1:
-        body_img = cv2.resize(body_img, (bw_, bh_), interpolation=cv2.INTER_AREA)
+        body_img = np.asarray(
+            cv2.resize(body_img, (bw_, bh_), interpolation=cv2.INTER_AREA), dtype=np.uint8
+        )
     scale = 1.0 / factor
     lab = cv2.cvtColor(body_img, cv2.COLOR_BGR2LAB)
     model_scale = _MODEL_PX_PER_DIE / (die_side * scale)
@@ -87,10 +89,9 @@ def find_body_dice(
     c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
     diff = cv2.add(cv2.add(c0, c1), c2)
     noise = float(np.median(diff[::3, ::3]))
-    mask = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
+    raw = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    mask = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     # The taken dice's own bodies say how big a die's blob is here.
     holders: dict[int, int] = {}
