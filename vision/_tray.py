@@ -16,8 +16,6 @@ or a glare at one place cannot tilt it.
 
 from __future__ import annotations
 
-import itertools
-
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -39,18 +37,26 @@ MAX_MOVE = 2.5
 
 
 def refine_quad(
-    image_bgr: Image, quad: FloatArray, die_px: float, floor_lab: tuple[float, float, float]
+    image_bgr: Image,
+    quad: FloatArray,
+    die_px: float,
+    floor_lab: tuple[float, float, float],
+    *,
+    near_xy: FloatArray | None = None,
 ) -> FloatArray:
     """The floor quadrilateral ``quad`` (4, 2) pixels with each side fitted to the photo.
 
     ``image_bgr`` (H, W, 3) uint8 BGR; ``die_px`` the typical die side in pixels, which
     sets how far a side is searched; ``floor_lab`` the lit floor's colour (OpenCV 8-bit
-    Lab). Sides that cannot be fitted stay as they are.
+    Lab). With ``near_xy`` (N, 2) pixels (the dice), only the sides within reach of one of
+    them are fitted: elsewhere the outline decides nothing. Sides that cannot be fitted
+    stay as they are.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
     if die_px <= 2:
         return q
-    lab = np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.float32)
+    # No smoothing of the whole photo: the median over each segment's samples does that.
+    bgr = image_bgr
     ref = cv2.cvtColor(
         np.array([[floor_lab]], np.float32).clip(0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR
     )
@@ -67,7 +73,10 @@ def refine_quad(
         n = np.array([-d[1], d[0]]) / length
         if float(np.dot(n, centre - p)) > 0:
             n = -n
-        fitted = _fit_side(lab, p, d, n, die_px, floor_bgr)
+        if near_xy is not None and not _any_near(near_xy, p, n, (REACH + 1.0) * die_px):
+            lines.append((p, d))
+            continue
+        fitted = _fit_side(bgr, p, d, n, die_px, floor_bgr)
         lines.append(fitted if fitted is not None else (p, d))
     out = []
     for i in range(4):
@@ -82,7 +91,7 @@ def refine_quad(
 
 
 def _fit_side(
-    lab: npt.NDArray[np.float32],
+    bgr: Image,
     p: FloatArray,
     d: FloatArray,
     n: FloatArray,
@@ -90,14 +99,14 @@ def _fit_side(
     floor_bgr: FloatArray,
 ) -> tuple[FloatArray, FloatArray] | None:
     """The side through ``p`` along ``d`` (outward normal ``n``) fitted to the floor's edge."""
-    h, w = lab.shape[:2]
+    h, w = bgr.shape[:2]
     length = float(np.hypot(*d))
-    step = max(0.5, 0.08 * die_px)
+    step = max(0.5, 0.1 * die_px)
     offs = np.arange(-REACH * die_px, REACH * die_px + step, step)
     half = 0.5 / PLACES
     centres = (np.arange(PLACES) + 0.5) / PLACES
-    # Each place: a segment of a ninth of the side, 12 samples along it.
-    along = centres[:, None] + np.linspace(-0.8 * half, 0.8 * half, 12)[None, :]
+    # Each place: a segment of a ninth of the side, 9 samples along it.
+    along = centres[:, None] + np.linspace(-0.8 * half, 0.8 * half, 9)[None, :]
     pts = (
         p[None, None, None, :] + along[:, None, :, None] * d + offs[None, :, None, None] * n
     )  # (places, offsets, samples, 2)
@@ -106,7 +115,7 @@ def _fit_side(
     inside = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
     flat_x = mx.reshape(-1, mx.shape[-1])
     flat_y = my.reshape(-1, my.shape[-1])
-    samples = np.asarray(cv2.remap(lab, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
+    samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
     samples = samples.reshape(*mx.shape, 3)
     prof = np.median(samples, axis=2)  # (places, offsets, 3) B, G, R
     ok_off = inside.mean(axis=2) > 0.9
@@ -155,33 +164,36 @@ def _fit_side(
 
 
 def _robust_line(pts: FloatArray) -> tuple[FloatArray, FloatArray] | None:
-    """A line (point, unit direction) through most of ``pts`` (N, 2): the candidate line
-    through a pair of points with the smallest median distance to all points."""
-    best: tuple[float, FloatArray, FloatArray] | None = None
-    for i, j in itertools.combinations(range(len(pts)), 2):
-        e = pts[j] - pts[i]
-        norm = float(np.hypot(*e))
-        if norm < 1e-6:
-            continue
-        e = e / norm
-        dist = np.abs(_cross(e, pts - pts[i]))
-        cost = float(np.median(dist))
-        if best is None or cost < best[0]:
-            best = (cost, pts[i], e)
-    if best is None:
+    """A line (point, unit direction) through most of ``pts`` (N, 2): of the lines through
+    two of the points, the one with the least median distance to all, then refitted by
+    least squares to the points near it."""
+    i, j = np.triu_indices(len(pts), k=1)
+    e = pts[j] - pts[i]  # (pairs, 2)
+    norm = np.hypot(e[:, 0], e[:, 1])
+    keep = norm > 1e-6
+    if not keep.any():
         return None
-    _cost, q0, e = best
-    # Refine by least squares on the points near the line.
-    dist = np.abs(_cross(e, pts - q0))
-    near = pts[dist <= max(1.0, 2.0 * float(np.median(dist)) + 0.5)]
-    if len(near) >= 2:
-        c = near.mean(axis=0)
-        _u, _s, vt = np.linalg.svd(near - c)
-        e2 = vt[0]
-        if float(np.dot(e2, e)) < 0:
-            e2 = -e2
-        return np.asarray(c, np.float64), np.asarray(e2, np.float64)
-    return np.asarray(q0, np.float64), np.asarray(e, np.float64)
+    i, e = i[keep], e[keep] / norm[keep, None]
+    rel = pts[None, :, :] - pts[i][:, None, :]  # (pairs, points, 2)
+    dist = np.abs(e[:, None, 0] * rel[..., 1] - e[:, None, 1] * rel[..., 0])
+    best = int(np.argmin(np.median(dist, axis=1)))
+    q0, e0 = pts[i[best]], e[best]
+    d0 = dist[best]
+    near = pts[d0 <= max(1.0, 2.0 * float(np.median(d0)) + 0.5)]
+    if len(near) < 2:
+        return np.asarray(q0, np.float64), np.asarray(e0, np.float64)
+    c = near.mean(axis=0)
+    _u, _s, vt = np.linalg.svd(near - c)
+    e2 = vt[0] if float(np.dot(vt[0], e0)) >= 0 else -vt[0]
+    return np.asarray(c, np.float64), np.asarray(e2, np.float64)
+
+
+def _any_near(pts: FloatArray, p: FloatArray, n: FloatArray, reach: float) -> bool:
+    """True when a point of ``pts`` (N, 2) lies within ``reach`` of the line through ``p``
+    with unit normal ``n``."""
+    if len(pts) == 0:
+        return False
+    return bool((np.abs((pts - p) @ n) <= reach).any())
 
 
 def _cross(e: FloatArray, v: FloatArray) -> FloatArray:

@@ -50,6 +50,8 @@ LEAN_SHIFT = 0.2
 MIN_OVERLAP = 0.6
 #: Least gap between the top faces of a die and a die it leans on (die sides).
 MIN_LEAN_GAP = 0.06
+#: Dice measured at least (when there are as many) to learn the shift all dice share.
+COMMON_DICE = 3
 #: A support (wall or die) counts when the shift points at it within this angle (degrees).
 SUPPORT_ANGLE_DEG = 45.0
 #: The footprint may lie this share of a die side outside the found floor outline before
@@ -117,10 +119,9 @@ def apply_flags(
     # With more dice than any game uses, most are false finds: judge them by position
     # only, which costs nothing per die.
     measure = len(dice) <= MAX_MEASURED_DICE
-    looks = [
-        _look(image_bgr, die, [d for j, d in enumerate(dice) if j != i], scene) if measure else None
-        for i, die in enumerate(dice)
-    ]
+    looks: list[_Look | None] = (
+        list(_looks(image_bgr, dice, scene)) if measure else [None] * len(dice)
+    )
     common = _common_shift(looks)
     for i, die in enumerate(dice):
         look = looks[i]
@@ -176,7 +177,14 @@ def _scene(
         # The floor was found on a small copy from its lit colour; its sides may stop
         # short of the walls in their shadow.
         floor = replace(
-            floor, polygon=refine_quad(image, floor.polygon, median_size, floor.lab_mean)
+            floor,
+            polygon=refine_quad(
+                image,
+                floor.polygon,
+                median_size,
+                floor.lab_mean,
+                near_xy=np.array(centres, np.float64).reshape(-1, 2),
+            ),
         )
     if floor is not None and _most_dice_outside(floor.polygon, dice):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
@@ -312,8 +320,12 @@ class _Look:
     overlap: float = 0.0
 
 
-def _look(image: Image, die: DieReading, others: list[DieReading], scene: _Scene) -> _Look:
-    """Measure one die (see :class:`_Look`); the costly silhouette only where it can matter."""
+def _look(
+    image: Image, die: DieReading, others: list[DieReading], scene: _Scene, *, for_common: bool
+) -> _Look:
+    """Measure one die (see :class:`_Look`); the costly silhouette only where it can matter:
+    near the floor's edge, next to a support, or (``for_common``) to learn the common shift.
+    """
     s_px = die.size_px
     if s_px <= 2:
         return _Look(die, math.inf, [], None, False)
@@ -323,9 +335,10 @@ def _look(image: Image, die: DieReading, others: list[DieReading], scene: _Scene
         return look
     look.supports = _supports(die, others, scene, t, a)
     can_lean = scene.pose is not None and scene.die_units is not None
-    if inside >= -OFF_TRAY_MARGIN and not can_lean:
-        # Its position already decides: on the floor and no camera model to compare its
-        # silhouette with, so the silhouette (the costly part) is not measured.
+    wanted = can_lean and (bool(look.supports) or for_common)
+    if inside >= -OFF_TRAY_MARGIN and not wanted:
+        # Its position already decides: on the floor, and its silhouette is not needed,
+        # so the silhouette (the costly part) is not measured.
         return look
     m = _measure_window(
         image,
@@ -345,6 +358,31 @@ def _look(image: Image, die: DieReading, others: list[DieReading], scene: _Scene
     if measured is not None:
         look.shift, look.overlap = measured
     return look
+
+
+def _looks(image: Image, dice: Sequence[DieReading], scene: _Scene) -> list[_Look]:
+    """:func:`_look` at every die; dice with nothing to lean on are measured only until
+    :data:`COMMON_DICE` silhouettes are known for the common shift (cost per photo)."""
+    others = [[d for j, d in enumerate(dice) if j != i] for i in range(len(dice))]
+    looks: list[_Look | None] = [None] * len(dice)
+    # Dice with a support first: they are measured anyway and count for the common shift.
+    order = sorted(
+        range(len(dice)),
+        key=lambda i: -sum(1 for o in others[i] if _near(dice[i], o)),
+    )
+    measured = 0
+    for i in order:
+        lk = _look(image, dice[i], others[i], scene, for_common=measured < COMMON_DICE)
+        if lk.shift is not None:
+            measured += 1
+        looks[i] = lk
+    return [lk for lk in looks if lk is not None]
+
+
+def _near(die: DieReading, other: DieReading) -> bool:
+    """True when ``other`` is close enough to ``die`` to be leant on (centre distance)."""
+    d = math.hypot(other.center[0] - die.center[0], other.center[1] - die.center[1])
+    return d < 0.8 * (die.size_px + other.size_px)
 
 
 def _supports(
@@ -532,7 +570,8 @@ def _measure_window(
     ch, cw = crop.shape[:2]
     sx, sy = cw / (x1 - x0), ch / (y1 - y0)
     scale = 0.5 * (sx + sy)
-    lab = cv2.cvtColor(cv2.GaussianBlur(crop, (3, 3), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    blurred = np.asarray(cv2.GaussianBlur(crop, (3, 3), 0), np.uint8)
+    lab = cv2.cvtColor(blurred, cv2.COLOR_BGR2LAB).astype(np.float32)
     # Pixel coordinates as a row and a column, broadcast: the same numbers as full grids at
     # a fraction of the work.
     yy = np.arange(ch, dtype=np.float32)[:, None]
@@ -596,7 +635,7 @@ def _measure_window(
     if floor_px.sum() >= 8:
         # Floor in a shadow is still floor (the chromaticity test above calls dark floor
         # grey, so a wall's or a die's shadow would join the die).
-        die_px &= ~_in_floor_shade(crop, floor_px)
+        die_px &= ~_in_floor_shade(blurred, floor_px)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
         canvas = np.zeros((ch, cw), np.uint8)
@@ -639,29 +678,28 @@ def _measure_window(
     return filled > 0, x0, y0, scale, valid, floor_share
 
 
-def _in_floor_shade(crop: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """Pixels that are the floor's colour at a lower brightness: floor in shade, not die.
 
-    ``crop`` (H, W, 3) uint8 BGR, ``floor_px`` (H, W) bool the floor pixels sampled around
-    the die. A shadow scales the floor's B, G and R together, so a shaded floor pixel lies
-    on the line from black through the lit floor colour, within the floor's own noise.
-    Pixels too dark for their colour to be known are left to the other tests.
+    ``blurred`` (H, W, 3) uint8 BGR (a smoothed crop), ``floor_px`` (H, W) bool the floor
+    pixels sampled around the die. A shadow scales the floor's B, G and R together, so a
+    shaded floor pixel lies on the line from black through the lit floor colour, within
+    the floor's own noise. Pixels too dark for their colour to be known are left to the
+    other tests.
     """
-    px = cv2.GaussianBlur(crop, (3, 3), 0).astype(np.float32)
-    samples = px[floor_px]
-    lum = samples.sum(axis=1)
-    lit = samples[lum >= np.percentile(lum, 40)]
-    f = np.median(lit, axis=0)
+    px = blurred.astype(np.float32)
+    f = np.median(px[floor_px], axis=0)
     norm = float(np.linalg.norm(f))
     if norm < 30.0:
-        return np.zeros(crop.shape[:2], bool)
-    fn = f / norm
-    proj = px @ fn
-    perp = np.linalg.norm(px - proj[..., None] * fn, axis=2)
+        return np.zeros(blurred.shape[:2], bool)
+    fn = (f / norm).astype(np.float32)
+    # Along the floor colour (proj) and off it (perp), with OpenCV's per-pixel transforms.
+    proj = cv2.transform(px, fn.reshape(1, 3))
+    sq = cv2.transform(cv2.multiply(px, px), np.ones((1, 3), np.float32))
+    perp = np.sqrt(np.maximum(sq - proj * proj, 0.0))
     noise = float(np.percentile(perp[floor_px], 90))
-    bright = np.linalg.norm(px, axis=2)
     return np.asarray(
-        (perp <= SHADE_NOISE * noise + 0.05 * proj) & (proj <= 1.05 * norm) & (bright >= 25.0),
+        (perp <= SHADE_NOISE * noise + 0.05 * proj) & (proj <= 1.05 * norm) & (sq >= 625.0),
         bool,
     )
 
