@@ -126,9 +126,11 @@ def _fit_side(
     # The floor's own spread, from the inner half of the profiles.
     inner = offs < -0.5 * REACH * die_px
     spread = float(np.median(diff[:, inner])) if inner.any() else 0.0
-    tol = max(MIN_CHROMA_STEP, 2.5 * spread)
-    # Floor left out by the finder is floor in shade: its colour, not brighter than lit.
+    # Shares of a dark pixel are noisier (the same sensor noise on smaller values).
     bright = float(floor_bgr.sum())
+    darker = np.sqrt(np.clip(bright / np.maximum(total, 1.0), 1.0, 9.0))
+    tol = max(MIN_CHROMA_STEP, 2.5 * spread) * darker
+    # Floor left out by the finder is floor in shade: its colour, not brighter than lit.
     floor_like = (diff < tol) & (total >= MIN_BRIGHTNESS) & (total < 1.3 * bright + 30.0)
     edge_pts = []
     for k in range(PLACES):
