@@ -87,11 +87,16 @@ def find_body_dice(
     # Lab distance as the sum of the channels' differences, saturated at 255 (far above
     # any threshold used).
     c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
-    diff = cv2.add(cv2.add(c0, c1), c2)
+    # Lightness counts half: a soft shadow darkens the floor without changing its hue,
+    # while a die differs in hue, or in lightness by far more than a shadow does.
+    diff = cv2.add(cv2.add(cv2.multiply(c0, 0.5), c1), c2)
     noise = float(np.median(diff[::3, ::3]))
     raw = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    mask = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
+    # Opening with a quarter die cuts the thin bridges (shadows, reflections) between dice.
+    r = max(1, int(0.12 * die_side * scale))
+    cut = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    mask = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, cut)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     # The taken dice's own bodies say how big a die's blob is here.
     holders: dict[int, int] = {}
