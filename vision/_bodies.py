@@ -89,7 +89,7 @@ def find_body_dice(
     c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
     # Lightness counts half: a soft shadow darkens the floor without changing its hue,
     # while a die differs in hue, or in lightness by far more than a shadow does.
-    diff = cv2.add(cv2.add(cv2.multiply(c0, 0.5), c1), c2)
+    diff = cv2.add(cv2.add(np.right_shift(c0, 1), c1), c2)
     noise = float(np.median(diff[::3, ::3]))
     raw = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
