@@ -12,7 +12,7 @@ layout, so it adds nothing.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -42,7 +42,9 @@ _MODEL_PX_PER_DIE = 3.0
 _MIN_BODY_CONTRAST = 14.0
 #: Area of a body, as a share of a lone die's body already read (or of the side guessed
 #: from the pips): half a die is left out, and so are two touching ones.
-_AREA_RANGE = (0.5, 2.2)
+_AREA_RANGE = (0.5, 1.7)
+#: Largest blob of touching dice searched for dice, in lone dice's areas.
+_MAX_CLUSTER = 8.0
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
@@ -97,7 +99,8 @@ def find_body_dice(
     r = max(1, int(0.12 * die_side * scale))
     cut = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     mask = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, cut)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels_mat, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    labels = np.asarray(labels_mat, np.int32)
     # The taken dice's own bodies say how big a die's blob is here.
     holders: dict[int, int] = {}
     for tx, ty, _ts in taken:
@@ -112,10 +115,17 @@ def find_body_dice(
     else:
         expected = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
     found: list[BodyDie] = []
+    side = float(np.sqrt(expected))
     for i in range(1, n):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if i in holders and _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected:
+            # Dice touching a die already read: one die at each peak of the blob.
+            found.extend(
+                _read_cluster(work, labels, stats[i], i, side, scale, taken, min_confidence)
+            )
+            continue
         if i in holders:
             continue
-        area = float(stats[i, cv2.CC_STAT_AREA])
         if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
             continue
         x, y, cw, ch = (int(v) for v in stats[i, :4])
@@ -157,3 +167,62 @@ def find_body_dice(
             )
         )
     return found
+
+
+def _read_cluster(
+    work: Image,
+    labels: npt.NDArray[np.integer[Any]],
+    stat: npt.NDArray[np.integer[Any]],
+    label: int,
+    side: float,
+    scale: float,
+    taken: list[tuple[float, float, float]],
+    min_confidence: float,
+) -> list[BodyDie]:
+    """Dice in one blob of touching dice: with the taken dice cut out of the blob, a die
+    square around each peak of the distance to the edge of what is left. ``side`` is a
+    die's side in blob pixels, which are ``scale`` times the work image's."""
+    h, w = work.shape[:2]
+    x, y, cw, ch = (int(v) for v in stat[:4])
+    comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
+    # Take the dice already read out of the blob: what is left of a die's size is a die.
+    for tx, ty, _ts in taken:
+        bx, by = tx * scale - x + 1, ty * scale - y + 1
+        if 0 <= bx < cw + 2 and 0 <= by < ch + 2:
+            cv2.circle(comp, (round(bx), round(by)), round(0.62 * side), 0, -1)
+    dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
+    k = max(3, 2 * int(0.35 * side) + 1)
+    peaks = (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8))) & (dist >= 0.3 * side)
+    out: list[BodyDie] = []
+    half = 0.75 * side / scale
+    ys, xs = np.nonzero(peaks)
+    for i in np.argsort(-dist[ys, xs], kind="stable"):
+        px, py = int(xs[i]), int(ys[i])
+        cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
+        near = [(tx, ty) for tx, ty, _ts in taken] + [b.center for b in out]
+        if any(np.hypot(cx - tx, cy - ty) < 0.7 * side / scale for tx, ty in near):
+            continue
+        x0, y0 = max(0, int(cx - half)), max(0, int(cy - half))
+        x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
+        if x1 - x0 < 1.2 * half or y1 - y0 < 1.2 * half:
+            continue
+        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]), hint_size_px=side / scale)
+        if face.value is None or face.confidence < min_confidence or not face.pips:
+            continue
+        pips = np.array(face.pips, np.float32)
+        fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        if np.hypot(fx - cx, fy - cy) > 0.35 * side / scale:
+            continue  # the pips of a neighbour
+        s = side / scale
+        box = cv2.boxPoints(((fx, fy), (s, s), 0.0))
+        out.append(
+            BodyDie(
+                face.value,
+                (fx, fy),
+                s,
+                float(face.confidence),
+                tuple((float(bx), float(by)) for bx, by in box),
+                float(pips[:, 2].mean()),
+            )
+        )
+    return out

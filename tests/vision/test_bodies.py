@@ -1,0 +1,72 @@
+"""Dice found by their bodies (vision._bodies), on drawn trays."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+
+from vision._bodies import find_body_dice
+from vision.reader import read_array
+
+SIDE = 40
+
+
+def _tray(art: SimpleNamespace) -> tuple[np.ndarray, list[tuple[tuple[int, int], int]]]:
+    img = art.background(480, 360, colour=(200, 205, 210))
+    layout = [((90, 90), 5), ((240, 90), 3), ((390, 90), 6), ((90, 260), 4), ((390, 260), 2)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(img, centre, SIDE, value, angle_deg=11.0 * i, body=(40, 40, 160))
+    return img, layout
+
+
+def test_a_die_not_yet_read_is_found_by_its_body_and_counted(art: SimpleNamespace) -> None:
+    img, layout = _tray(art)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
+    found = find_body_dice(img, 0.75 * SIDE, taken)
+    assert [b.value for b in found] == [layout[-1][1]]
+    (x, y), _v = layout[-1]
+    assert np.hypot(found[0].center[0] - x, found[0].center[1] - y) < 0.2 * SIDE
+    assert 0.8 * SIDE < found[0].size < 1.5 * SIDE
+
+
+def test_dice_already_read_are_not_read_again(art: SimpleNamespace) -> None:
+    img, layout = _tray(art)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
+    assert find_body_dice(img, 0.75 * SIDE, taken) == []
+
+
+def test_blobs_without_pips_add_nothing(art: SimpleNamespace) -> None:
+    img, layout = _tray(art)
+    # A coin and a die-sized blank square: the size of a die, no pip layout.
+    cv2.circle(img, (240, 260), 20, (90, 140, 180), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (200, 180), (236, 216), (60, 60, 60), -1)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
+    assert find_body_dice(img, 0.75 * SIDE, taken) == []
+
+
+def test_a_die_touching_a_read_die_is_found(art: SimpleNamespace) -> None:
+    img = art.background(480, 360, colour=(200, 205, 210))
+    dice = [((120, 120), 5), ((360, 120), 2), ((120, 260), 3), ((161, 262), 6)]
+    for centre, value in dice:
+        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
+    found = find_body_dice(img, 0.75 * SIDE, taken)
+    assert [b.value for b in found] == [6]
+    assert np.hypot(found[0].center[0] - 161, found[0].center[1] - 262) < 0.25 * SIDE
+
+
+def test_the_reader_adds_body_dice_only_when_asked(art: SimpleNamespace) -> None:
+    from vision.params import DEFAULTS
+
+    img = art.background(480, 360, colour=(200, 205, 210))
+    layout = [((90, 90), 5), ((240, 90), 3), ((390, 90), 6), ((90, 260), 4), ((390, 260), 2)]
+    for centre, value in layout[:-1]:
+        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160), pip=(240, 240, 240))
+    # Pips barely darker than their face: the pip search leaves this die out.
+    art.draw_die(img, layout[-1][0], SIDE, layout[-1][1], body=(40, 40, 160), pip=(10, 10, 70))
+    with_bodies = read_array(img)
+    without = read_array(img, params=DEFAULTS._replace(body_dice=False))
+    assert sorted(d.value for d in with_bodies) == sorted(v for _c, v in layout)
+    assert len(without) <= len(with_bodies)
