@@ -189,3 +189,22 @@ def test_a_grainy_photo_is_not_read_again_enlarged(
     monkeypatch.setattr(reader, "_read_scaled", counted)
     read_array(img)
     assert len(calls) == 1, calls
+
+
+def test_sixes_with_close_set_columns_read_as_six(art: SimpleNamespace) -> None:
+    # Many dice set a six's two columns closer than its rows are long; read the row pairs as
+    # one six, not as two threes along the rows.
+    img = art.background(420, 200, colour=(200, 205, 210))
+    centres = [(80, 100), (210, 100), (340, 100)]
+    for k, (cx, cy) in enumerate(centres):
+        art.draw_die(img, (cx, cy), 60, 1, body=(235, 235, 235), pip=(235, 235, 235))
+        a = np.deg2rad(20.0 * k)
+        for gx in (-0.65, 0.65):
+            for gy in (-1.0, 0.0, 1.0):
+                x = cx + 14.0 * (gx * np.cos(a) - gy * np.sin(a))
+                y = cy + 14.0 * (gx * np.sin(a) + gy * np.cos(a))
+                cv2.circle(
+                    img, (round(x * 16), round(y * 16)), 5 * 16, (20, 20, 20), -1, cv2.LINE_AA, 4
+                )
+    dice = read_array(img)
+    assert [d.value for d in dice] == [6, 6, 6]

@@ -1,0 +1,44 @@
+"""Fitting the standard pip layouts (vision._faces)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision._faces import fit_layout
+from vision.params import DEFAULTS
+
+
+def _placed(grid: list[tuple[float, float]], step: float, angle_deg: float) -> np.ndarray:
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return (np.array(grid, np.float64) * step @ rot.T + 100.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("columns", [0.65, 0.8, 1.0, 1.2])
+@pytest.mark.parametrize("angle", [0.0, 17.0, 45.0, 71.0])
+def test_a_six_is_a_six_whatever_its_column_spacing(columns: float, angle: float) -> None:
+    grid = [(sx * columns, gy) for sx in (-1.0, 1.0) for gy in (-1.0, 0.0, 1.0)]
+    fit = fit_layout(_placed(grid, 10.0, angle), tuple(range(6)), 5.0)
+    assert fit is not None
+    assert fit.value == 6
+    assert fit.step == pytest.approx(10.0, rel=0.02)
+    assert fit.squash > 0.9
+    # The empty places are the middle column, where a seventh pip would show a misread.
+    mid = _placed([(0.0, -1.0), (0.0, 0.0), (0.0, 1.0)], 10.0, angle)
+    dist = np.linalg.norm(fit.empty_places[:, None, :] - mid[None, :, :], axis=2).min(axis=1)
+    assert np.all(dist < 0.5)
+
+
+def test_a_five_with_a_stray_blob_is_not_a_six() -> None:
+    # Four corners, a centre pip and a blob beside one edge (a side face's pip): not two
+    # columns of three.
+    grid = [(-1.0, -1.0), (1.0, -1.0), (0.0, 0.0), (-1.0, 1.0), (1.0, 1.0), (1.6, 0.1)]
+    fit = fit_layout(_placed(grid, 10.0, 8.0), tuple(range(6)), 5.0)
+    assert fit is None or fit.residual > DEFAULTS.max_grid_residual
+
+
+def test_uneven_rows_are_not_a_six() -> None:
+    grid = [(-0.7, -1.0), (-0.7, 0.0), (-0.7, 1.0), (0.7, -1.0), (0.7, 0.45), (0.7, 1.0)]
+    fit = fit_layout(_placed(grid, 10.0, 0.0), tuple(range(6)), 5.0)
+    assert fit is None or fit.residual > DEFAULTS.max_grid_residual
