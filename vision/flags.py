@@ -44,7 +44,7 @@ FloatArray = npt.NDArray[np.float64]
 #: photo's common offset is taken out, flat dice measured on noisy 30-pixel renders still
 #: scatter up to ~0.2 towards a neighbour or wall (shadows and neighbours joined to the
 #: die's pixels), so this is the least shift that counts: only clear leans are called.
-LEAN_SHIFT = 0.2
+LEAN_SHIFT = 0.18
 #: Below this overlap between the measured and predicted silhouettes the measurement is
 #: not trusted at all (the die's pixels were not separated from their surroundings).
 MIN_OVERLAP = 0.6
@@ -62,6 +62,18 @@ FAR_OUTSIDE = 2.2
 #: Width (die sides) of the disc that opens a die's silhouette: a leak into a shadow or a
 #: neighbour joined by a neck narrower than this is cut off.
 MASK_OPEN = 0.3
+#: Another die owns the pixels within this share of its side from its centre...
+OWN_CORE = 0.6
+#: ...and those this many times nearer to it than to the measured die (in die sides).
+OWN_FACTOR = 2.0
+#: The background behind a die is filled in from its surroundings over a disc this much
+#: (die sides) wider than a flat die's half diagonal around its predicted silhouette centre.
+BACKGROUND_MARGIN = 0.3
+#: A pixel is the die's when it differs from the filled-in background by this many times
+#: the background's own difference on the ring outside the disc, and by at least MIN_CONTRAST
+#: (weighted 8-bit Lab units: noise and JPEG blocks stay below it).
+BACKGROUND_CONTRAST = 6.0
+MIN_CONTRAST = 16.0
 #: A pixel on the floor colour's shading line within this many times the floor's own
 #: spread off it counts as shaded floor.
 SHADE_NOISE = 1.0
@@ -349,6 +361,7 @@ def _look(
         s_px * (0.9 + float(np.hypot(*a)) / s_px),
         polygon=scene.polygon,
         floor_chroma=scene.floor_chroma,
+        die_centre=t + 0.5 * a,
     )
     look.floor_share = m[5] if m is not None else 0.0
     if m is None or not can_lean:
@@ -540,6 +553,7 @@ def _measure_window(
     *,
     polygon: FloatArray | None = None,
     floor_chroma: npt.NDArray[np.float32] | None = None,
+    die_centre: FloatArray | None = None,
 ) -> tuple[npt.NDArray[np.bool_], int, int, float, npt.NDArray[np.bool_], float] | None:
     """Die pixels around ``die`` in a crop: ``(mask, x0, y0, scale, valid, floor_share)``.
 
@@ -589,7 +603,10 @@ def _measure_window(
         ):
             continue
         ro = np.hypot(px - o.center[0], py - o.center[1]) / max(1.0, o.size_px)
-        own &= r / s <= ro
+        # Another die's pixels: its top face (within OWN_CORE of its centre) and what is
+        # clearly nearer to it. Between two top faces the pixels stay ours, for a side face
+        # there belongs to the die that leans, which may be this one.
+        own &= (ro >= OWN_CORE) & (r / s <= OWN_FACTOR * ro)
     ring &= own
     if floor_lab is not None:
         d_global = colour_distance(lab, floor_lab)
@@ -636,6 +653,8 @@ def _measure_window(
         # Floor in a shadow is still floor (the chromaticity test above calls dark floor
         # grey, so a wall's or a die's shadow would join the die).
         die_px &= ~_in_floor_shade(blurred, floor_px)
+    if die_centre is not None:
+        die_px = _unlike_surroundings(blurred, lab, px, py, die_centre, s, ring)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
         canvas = np.zeros((ch, cw), np.uint8)
@@ -676,6 +695,38 @@ def _measure_window(
                 keep = int(np.argmax(counts))
             filled = (labels2 == keep).astype(np.uint8)
     return filled > 0, x0, y0, scale, valid, floor_share
+
+
+def _unlike_surroundings(
+    blurred: Image,
+    lab: npt.NDArray[np.float32],
+    px: npt.NDArray[np.float32],
+    py: npt.NDArray[np.float32],
+    centre: FloatArray,
+    s: float,
+    ring: npt.NDArray[np.bool_],
+) -> npt.NDArray[np.bool_]:
+    """Pixels of a crop that differ from the background filled in behind the die.
+
+    ``blurred`` (H, W, 3) uint8 BGR and ``lab`` (H, W, 3) float32 its 8-bit Lab; ``px``,
+    ``py`` the photo coordinates of the crop's columns (1, W) and rows (H, 1); ``centre``
+    the die's predicted silhouette centre and ``s`` its side (photo pixels); ``ring`` the
+    pixels sampled as surroundings. The background (floor, shadows, a wall's face and its
+    edge) is carried into a disc around the die from outside it, so whatever the floor's
+    colour or texture, a pixel counts as die when it is unlike what would be there without
+    the die.
+    """
+    radius = (0.72 + BACKGROUND_MARGIN) * s
+    rc = np.hypot(px - float(centre[0]), py - float(centre[1]))
+    hole = (rc < radius).astype(np.uint8)
+    filled = cv2.inpaint(blurred, hole, 3, cv2.INPAINT_TELEA)
+    back = cv2.cvtColor(cv2.GaussianBlur(filled, (5, 5), 0), cv2.COLOR_BGR2LAB)
+    diff = lab - back.astype(np.float32)
+    # Lightness counts a quarter: a shadow changes it most and the hue least.
+    dist = np.sqrt((diff * diff * np.array([0.25, 1.0, 1.0], np.float32)).sum(axis=2))
+    around = ring & (rc >= radius)
+    base = float(np.median(dist[around])) if around.sum() >= 8 else 3.0
+    return np.asarray(dist > max(MIN_CONTRAST, BACKGROUND_CONTRAST * base), bool)
 
 
 def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:

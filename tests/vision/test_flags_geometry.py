@@ -86,11 +86,14 @@ def test_a_flat_die_in_the_shaded_strip_is_on_the_tray() -> None:
 
 def test_a_die_showing_a_side_face_towards_the_wall_is_leaning() -> None:
     img = _tray()
-    flat = [_die(img, x, y) for x, y in ((300, 200), (500, 200), (300, 400), (500, 400))]
-    # A die leaning by ~30 degrees on the left wall: its side face, in the die's colour but
-    # shaded, fills the half die between its top face and the wall.
-    cv2.rectangle(img, (180, round(300 - SIDE / 2)), (195, round(300 + SIDE / 2)), (150,) * 3, -1)
-    leaning = _die(img, 180 + 0.5 * SIDE + SIDE / 2, 300)
+    flat = [_die(img, x, y) for x, y in ((400, 200), (400, 400), (300, 300), (500, 300))]
+    # A die leaning by ~20 degrees on the left wall: its side face, in the die's colour but
+    # shaded, fills the 0.35 die between its top face and the wall.
+    band = round(0.35 * SIDE)
+    cv2.rectangle(
+        img, (180, round(300 - SIDE / 2)), (180 + band - 1, round(300 + SIDE / 2)), (150,) * 3, -1
+    )
+    leaning = _die(img, 180 + band + SIDE / 2, 300)
     result = apply_flags(img, [*flat, leaning])
     assert "leaning" in result.dice[-1].flags
     assert any("side face" in e and "wall" in e for e in result.dice[-1].evidence)
