@@ -371,8 +371,9 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
         return c
     from scipy.spatial import cKDTree
 
-    # Grey finds come first: a pip that also shows in a colour plane is the same pip.
-    order = np.lexsort((-(c.contrast * c.uniformity), c.channel))
+    # Grey finds come first: a pip that also shows in a colour plane is the same pip. But a
+    # grey blob far from round (a pip's rim, a marbled streak) does not hide a round pip.
+    order = np.lexsort((-(c.contrast * c.uniformity), c.channel, c.roundness < 0.4))
     tree = cKDTree(c.xy)
     pairs = tree.query_pairs(r=float(c.diam.max()), output_type="ndarray")
     if pairs.shape[0] == 0:
