@@ -35,8 +35,9 @@ class ReaderParams(NamedTuple):
     #: Look for dice the pip search missed by their bodies (blobs of the dice's size that
     #: stand out from the floor) and count their pips one die at a time.
     body_dice: bool = True
-    #: Least confidence of a die found by its body.
-    body_min_confidence: float = 0.8
+    #: Least confidence of a die found by its body for it to be reported at all; below
+    #: ``min_confidence`` it is reported uncertain (its counted value about a coin toss).
+    body_min_confidence: float = 0.5
     #: Smallest pip diameter searched for, in pixels of the reduced image.
     min_pip_px: float = 2.5
     #: Largest pip diameter searched for, as a fraction of the reduced image's shorter side.

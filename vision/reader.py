@@ -154,7 +154,16 @@ def _body_dice(
         return []
     taken = [(d.center[0], d.center[1], d.size) for _diam, d in dice]
     return [
-        (b.pip_diam, _Die(b.value, b.center, b.size, b.confidence, b.outline))
+        (
+            b.pip_diam,
+            _Die(
+                b.value if b.confidence >= params.min_confidence else None,
+                b.center,
+                b.size,
+                b.confidence,
+                b.outline,
+            ),
+        )
         for b in find_body_dice(
             work, float(np.median(sides)), taken, min_confidence=params.body_min_confidence
         )
