@@ -186,10 +186,12 @@ def _read_cluster(
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
     # Take the dice already read out of the blob: what is left of a die's size is a die.
-    for tx, ty, _ts in taken:
+    for tx, ty, ts in taken:
         bx, by = tx * scale - x + 1, ty * scale - y + 1
-        if 0 <= bx < cw + 2 and 0 <= by < ch + 2:
-            cv2.circle(comp, (round(bx), round(by)), round(0.62 * side), 0, -1)
+        # By its own size: dice of many sizes may lie in one photo.
+        radius = max(0.62 * side, 0.8 * ts * scale)
+        if -radius <= bx < cw + 2 + radius and -radius <= by < ch + 2 + radius:
+            cv2.circle(comp, (round(bx), round(by)), round(radius), 0, -1)
     dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
     k = max(3, 2 * int(0.35 * side) + 1)
     peaks = (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8))) & (dist >= 0.3 * side)
@@ -199,8 +201,8 @@ def _read_cluster(
     for i in np.argsort(-dist[ys, xs], kind="stable"):
         px, py = int(xs[i]), int(ys[i])
         cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
-        near = [(tx, ty) for tx, ty, _ts in taken] + [b.center for b in out]
-        if any(np.hypot(cx - tx, cy - ty) < 0.7 * side / scale for tx, ty in near):
+        near = taken + [(b.center[0], b.center[1], b.size) for b in out]
+        if any(np.hypot(cx - tx, cy - ty) < 0.7 * max(side / scale, ts) for tx, ty, ts in near):
             continue
         x0, y0 = max(0, int(cx - half)), max(0, int(cy - half))
         x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
