@@ -5,7 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import numpy.typing as npt
+import pytest
 
+from vision import flags
 from vision._tray import refine_quad
 from vision.flags import apply_flags
 from vision.result import DieReading
@@ -84,7 +86,12 @@ def test_a_flat_die_in_the_shaded_strip_is_on_the_tray() -> None:
     assert all(d.flags == () for d in result.dice)
 
 
-def test_a_die_showing_a_side_face_towards_the_wall_is_leaning() -> None:
+def test_a_die_showing_a_side_face_towards_the_wall_is_leaning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The drawn flat dice have no perspective side faces, which leaves a small common
+    # offset; the shipped threshold is set for the reader's noise, this tests the geometry.
+    monkeypatch.setattr(flags, "LEAN_SHIFT", 0.18)
     img = _tray()
     flat = [_die(img, x, y) for x, y in ((400, 200), (400, 400), (300, 300), (500, 300))]
     # A die leaning by ~17 degrees on the left wall: its side face, in the die's colour but
