@@ -73,7 +73,7 @@ def refine_quad(
         n = np.array([-d[1], d[0]]) / length
         if float(np.dot(n, centre - p)) > 0:
             n = -n
-        if near_xy is not None and not _any_near(near_xy, p, n, (REACH + 1.0) * die_px):
+        if near_xy is not None and not _any_near(near_xy, p, n, MAX_MOVE * die_px):
             lines.append((p, d))
             continue
         fitted = _fit_side(bgr, p, d, n, die_px, floor_bgr)

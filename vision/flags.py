@@ -377,28 +377,21 @@ def _look(
 
 
 def _looks(image: Image, dice: Sequence[DieReading], scene: _Scene) -> list[_Look]:
-    """:func:`_look` at every die; dice with nothing to lean on are measured only until
-    :data:`COMMON_DICE` silhouettes are known for the common shift (cost per photo)."""
+    """:func:`_look` at every die. Dice with nothing to lean on are measured only when some
+    die could lean, and only until :data:`COMMON_DICE` silhouettes are known for the
+    common shift (the cost per photo)."""
     others = [[d for j, d in enumerate(dice) if j != i] for i in range(len(dice))]
-    looks: list[_Look | None] = [None] * len(dice)
-    # Dice with a support first: they are measured anyway and count for the common shift.
-    order = sorted(
-        range(len(dice)),
-        key=lambda i: -sum(1 for o in others[i] if _near(dice[i], o)),
-    )
-    measured = 0
-    for i in order:
-        lk = _look(image, dice[i], others[i], scene, for_common=measured < COMMON_DICE)
-        if lk.shift is not None:
-            measured += 1
-        looks[i] = lk
-    return [lk for lk in looks if lk is not None]
-
-
-def _near(die: DieReading, other: DieReading) -> bool:
-    """True when ``other`` is close enough to ``die`` to be leant on (centre distance)."""
-    d = math.hypot(other.center[0] - die.center[0], other.center[1] - die.center[1])
-    return d < 0.8 * (die.size_px + other.size_px)
+    looks = [_look(image, d, others[i], scene, for_common=False) for i, d in enumerate(dice)]
+    if not any(lk.supports and lk.shift is not None for lk in looks):
+        return looks
+    measured = sum(lk.shift is not None for lk in looks)
+    for i, lk in enumerate(looks):
+        if measured >= COMMON_DICE:
+            break
+        if lk.shift is None and not lk.supports and lk.inside >= -OFF_TRAY_MARGIN:
+            looks[i] = _look(image, dice[i], others[i], scene, for_common=True)
+            measured += looks[i].shift is not None
+    return looks
 
 
 def _supports(
