@@ -149,6 +149,13 @@ class Tally:
             "recall": ratio(self.matched, self.truth),
             "precision": ratio(self.matched, self.read),
             "value_accuracy": ratio(self.correct, self.matched),
+            # Matched dice reported uncertain (the player is asked), and read with a wrong
+            # value (a silent misread: the one that starts a dispute).
+            "uncertain": ratio(int(self.confusion[:, UNCERTAIN_COL].sum()), self.matched),
+            "misread": ratio(
+                self.matched - self.correct - int(self.confusion[:, UNCERTAIN_COL].sum()),
+                self.matched,
+            ),
             "exact_photos": ratio(self.exact, self.images),
             "ms_mean": round(float(np.mean(self.ms)), 1) if self.ms else 0.0,
             "ms_p95": round(float(np.percentile(self.ms, 95)), 1) if self.ms else 0.0,
@@ -298,13 +305,14 @@ def _write_failure(
 def _table(rows: list[tuple[str, dict[str, float | int | list[list[int]]]]]) -> str:
     head = (
         f"{'split':<34} {'photos':>6} {'dice':>6} {'recall':>7} {'precis':>7} "
-        f"{'value':>7} {'exact':>7} {'ms':>6} {'ms p95':>7}"
+        f"{'value':>7} {'unsure':>7} {'misread':>7} {'exact':>7} {'ms':>6} {'ms p95':>7}"
     )
     lines = [head, "-" * len(head)]
     for name, s in rows:
         lines.append(
             f"{name:<34} {s['images']:>6} {s['dice']:>6} {s['recall']:>7.2%} "
-            f"{s['precision']:>7.2%} {s['value_accuracy']:>7.2%} {s['exact_photos']:>7.2%} "
+            f"{s['precision']:>7.2%} {s['value_accuracy']:>7.2%} {s['uncertain']:>7.2%} "
+            f"{s['misread']:>7.2%} {s['exact_photos']:>7.2%} "
             f"{s['ms_mean']:>6.1f} {s['ms_p95']:>7.1f}"
         )
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import cv2
 import pytest
 
-from vision.evaluate import Truth, find_splits, main, match_image
+from vision.evaluate import Tally, Truth, find_splits, main, match_image
 
 
 def test_a_reading_matches_the_box_its_centre_lies_in() -> None:
@@ -36,6 +36,15 @@ def test_a_labelled_centre_with_radius_also_matches() -> None:
 
 def test_uncertain_reading_is_not_exact() -> None:
     assert not match_image([Truth(2, box=(0, 0, 9, 9))], [((4, 4), None)]).exact
+
+
+def test_uncertain_and_misread_dice_are_counted_apart() -> None:
+    tally = Tally()
+    truth = [Truth(v, box=(10 * v, 0, 10 * v + 9, 9)) for v in (1, 2, 3, 4)]
+    read = [((14, 4), None), ((24, 4), 5), ((34, 4), 3), ((44, 4), 4)]
+    tally.add(match_image(truth, read))
+    s = tally.summary()
+    assert (s["value_accuracy"], s["uncertain"], s["misread"]) == (0.5, 0.25, 0.25)
 
 
 def _yolo_set(root: Path, art: SimpleNamespace) -> None:
