@@ -65,9 +65,10 @@ def read_array(
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
     dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
     # A photo whose first reading left far more pip candidates than dice is grainy or
-    # textured: enlarging it multiplies the candidates and the time (seconds), not the dice.
+    # textured: enlarging all of it multiplies the candidates and the time (seconds), not
+    # the dice; only the windows around the dice found are read again enlarged.
     noisy = n_candidates > params.small_pip_max_candidates_per_die * len(dice)
-    if dice and params.small_pip_px > 0.0 and not noisy:
+    if dice and params.small_pip_px > 0.0:
         # Pips only a few pixels wide are too coarse to measure (roundness, contrast, the
         # ring around them): when the dice found say the photo's pips are that small, read
         # it again enlarged. Decided per photo from the pips themselves, because enlarging
@@ -80,14 +81,13 @@ def read_array(
                 2.0 * params.work_max_side / max(h, w),
             )
             if big > 1.2 * scale:
-                more, _n, big_x, big_y, _big = _read_scaled(image, big, params)
-                fx, fy = scale_x / big_x, scale_y / big_y
-                dice = _merge_enlarged(
-                    dice,
-                    [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in more],
-                    median_diam * scale,
-                    params,
-                )
+                if noisy:
+                    more = _read_windows(image, dice, scale_x, scale_y, big, params)
+                else:
+                    whole, _n, big_x, big_y, _big = _read_scaled(image, big, params)
+                    fx, fy = scale_x / big_x, scale_y / big_y
+                    more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole]
+                dice = _merge_enlarged(dice, more, median_diam * scale, params)
     if dice and params.body_dice:
         dice.extend(_body_dice(work, dice, params))
     readings = [
@@ -143,6 +143,47 @@ def _merge_enlarged(
                 del merged[k]
             merged.append((diam, d))
     return merged
+
+
+def _read_windows(
+    image: Image,
+    dice: list[tuple[float, _Die]],
+    scale_x: float,
+    scale_y: float,
+    big: float,
+    params: ReaderParams,
+) -> list[tuple[float, _Die]]:
+    """Read the window around each die found again, enlarged ``big`` times from ``image``.
+
+    ``dice`` are in work pixels (``scale_x``, ``scale_y`` times ``image``'s); so are the
+    dice returned (a die seen in two windows comes back twice; the merge keeps one).
+    """
+    h, w = image.shape[:2]
+    out: list[tuple[float, _Die]] = []
+    for _diam, d in dice:
+        cx, cy = d.center[0] / scale_x, d.center[1] / scale_y
+        half = 1.5 * d.size / (0.5 * (scale_x + scale_y))
+        x0, y0 = max(0, int(cx - half)), max(0, int(cy - half))
+        x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        found, _n, wx, wy, _work = _read_scaled(
+            np.ascontiguousarray(image[y0:y1, x0:x1]), big, params
+        )
+        fx, fy = scale_x / wx, scale_y / wy
+        for diam, e in found:
+            e = _scaled_die(e, fx, fy)
+            dx, dy = x0 * scale_x, y0 * scale_y
+            out.append(
+                (
+                    diam * fx,
+                    e._replace(
+                        center=(e.center[0] + dx, e.center[1] + dy),
+                        outline=tuple((x + dx, y + dy) for x, y in e.outline),
+                    ),
+                )
+            )
+    return out
 
 
 def _body_dice(
