@@ -1,0 +1,99 @@
+"""Leaning by analysis by synthesis (vision._lean): drawn cubes scored against their edges."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from calibration.camera import CameraPose, pose_from_nadir
+from vision._lean import EdgeField, cube_corners, lean_score
+from vision.flags import EDGE_GAIN
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+FLOOR = (70, 110, 60)
+#: Face shades (BGR) by the direction the face looks: lit top, dimmer sides.
+SHADES = {"top": (225, 225, 225), "side": (150, 150, 150), "dark": (95, 95, 95)}
+
+
+def _pose() -> tuple[CameraPose, float]:
+    """A camera looking nearly straight down at 800x600, and a die side giving ~40 px."""
+    pose = pose_from_nadir((380.0, 260.0), (800, 600))
+    probe = pose.project(np.array([[0.0, 0.0, 0.0], [0.01 * pose.height, 0.0, 0.0]]))
+    units_per_px = 0.01 * pose.height / float(np.hypot(*(probe[1] - probe[0])))
+    return pose, 40.0 * units_per_px
+
+
+def _draw_cube(img: Image, pose: CameraPose, corners: FloatArray) -> None:
+    """Paint a cube's faces that face the camera, each in its own flat shade."""
+    cam = pose.centre
+    centre = corners.mean(axis=0)
+    faces = []
+    for bit in (4, 2, 1):
+        for side in (0, 1):
+            idx = [k for k in range(8) if bool(k & bit) == bool(side)]
+            fc = corners[idx].mean(axis=0)
+            if float(np.dot(fc - centre, cam - fc)) <= 0:
+                continue
+            normal = (fc - centre) / float(np.linalg.norm(fc - centre))
+            shade = "top" if normal[2] > 0.7 else ("side" if normal[0] + normal[1] > 0 else "dark")
+            faces.append((float(np.linalg.norm(cam - fc)), idx, SHADES[shade]))
+    px = pose.project(corners)
+    for _dist, idx, colour in sorted(faces, reverse=True):
+        hull = cv2.convexHull(px[idx].astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(img, np.round(hull * 16).astype(np.int32), colour, cv2.LINE_AA, 4)
+
+
+def _scene(tilt_deg: float, u: FloatArray) -> tuple[Image, CameraPose, float, FloatArray]:
+    pose, side = _pose()
+    rng = np.random.default_rng(5)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = FLOOR
+    t = np.array([470.0, 330.0])
+    _draw_cube(img, pose, cube_corners(pose, t, side, u, tilt_deg))
+    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    return img, pose, side, t
+
+
+def _image_direction(pose: CameraPose, t: FloatArray, side: float, u: FloatArray) -> FloatArray:
+    top = pose.back_project(t[None, :], z=side)[0]
+    ahead = pose.project(np.array([[top[0] + u[0] * side, top[1] + u[1] * side, side]]))[0]
+    d = ahead - t
+    return np.asarray(d / float(np.hypot(*d)), np.float64)
+
+
+def test_a_drawn_cube_leaning_on_its_support_fits_a_leaning_cube_best() -> None:
+    u = np.array([math.cos(0.3), math.sin(0.3)])
+    img, pose, side, t = _scene(35.0, u)
+    w = _image_direction(pose, t, side, u)
+    score = lean_score(EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, w, 40.0)
+    assert score.gain > EDGE_GAIN
+    assert score.tilt_deg in (30.0, 45.0)
+    assert score.extra_px > 5.0
+
+
+def test_a_drawn_flat_cube_fits_the_flat_cube_at_least_as_well() -> None:
+    u = np.array([math.cos(0.3), math.sin(0.3)])
+    img, pose, side, t = _scene(0.0, u)
+    for turn in (0.0, math.pi / 2, math.pi):
+        d = np.array([math.cos(0.3 + turn), math.sin(0.3 + turn)])
+        w = _image_direction(pose, t, side, d)
+        score = lean_score(EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, w, 40.0)
+        assert score.gain < 0.1
+
+
+def test_cube_corners_keep_the_top_face_where_it_was_seen_and_rest_on_the_floor() -> None:
+    pose, side = _pose()
+    t = np.array([300.0, 200.0])
+    for tilt in (0.0, 10.0, 30.0):
+        corners = cube_corners(pose, t, side, np.array([1.0, 0.0]), tilt)
+        top = corners[[k for k in range(8) if k & 1]].mean(axis=0)
+        assert np.allclose(pose.project(top[None, :])[0], t, atol=1e-6)
+        assert min(corners[:, 2]) == pytest.approx(0.0, abs=1e-9)
+        # The lowest edge lies on the far side from the support (along -u).
+        low = corners[np.argsort(corners[:, 2])[:2]]
+        assert np.all(low[:, 0] <= corners[:, 0].mean() + 1e-9)
