@@ -43,7 +43,8 @@ _MIN_BODY_CONTRAST = 14.0
 #: Area of a body, as a share of a lone die's body already read (or of the side guessed
 #: from the pips): half a die is left out, and so are two touching ones.
 _AREA_RANGE = (0.5, 1.7)
-#: Largest blob of touching dice searched for dice, in lone dice's areas.
+#: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
+#: the dice read in it).
 _MAX_CLUSTER = 8.0
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
@@ -118,10 +119,22 @@ def find_body_dice(
     side = float(np.sqrt(expected))
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
-        if i in holders and _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected:
+        if i in holders and _AREA_RANGE[1] * expected < area:
             # Dice touching a die already read: one die at each peak of the blob.
             found.extend(
-                _read_cluster(work, labels, stats[i], i, side, scale, taken, min_confidence)
+                _read_cluster(
+                    work,
+                    labels,
+                    stats[i],
+                    i,
+                    side,
+                    scale,
+                    taken,
+                    min_confidence,
+                    # A blob far bigger than a few dice is a wall, a rim or a shadow with
+                    # dice against it: only beside the dice read there is a die likely.
+                    beside_taken=area > _MAX_CLUSTER * expected,
+                )
             )
             continue
         if i in holders:
@@ -178,10 +191,13 @@ def _read_cluster(
     scale: float,
     taken: list[tuple[float, float, float]],
     min_confidence: float,
+    *,
+    beside_taken: bool = False,
 ) -> list[BodyDie]:
     """Dice in one blob of touching dice: with the taken dice cut out of the blob, a die
     square around each peak of the distance to the edge of what is left. ``side`` is a
-    die's side in blob pixels, which are ``scale`` times the work image's."""
+    die's side in blob pixels, which are ``scale`` times the work image's. With
+    ``beside_taken`` only peaks within two dice of a taken die are read."""
     h, w = work.shape[:2]
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
@@ -195,6 +211,14 @@ def _read_cluster(
     dist = cv2.distanceTransform(comp, cv2.DIST_L2, 3)
     k = max(3, 2 * int(0.35 * side) + 1)
     peaks = (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8))) & (dist >= 0.3 * side)
+    if beside_taken:
+        around = np.zeros_like(comp)
+        for tx, ty, ts in taken:
+            reach = max(1.7 * side, 1.7 * ts * scale)
+            cv2.circle(
+                around, (round(tx * scale - x + 1), round(ty * scale - y + 1)), round(reach), 1, -1
+            )
+        peaks &= around.astype(bool)
     out: list[BodyDie] = []
     half = 0.75 * side / scale
     ys, xs = np.nonzero(peaks)

@@ -70,3 +70,17 @@ def test_the_reader_adds_body_dice_only_when_asked(art: SimpleNamespace) -> None
     without = read_array(img, params=DEFAULTS._replace(body_dice=False))
     assert sorted(d.value for d in with_bodies) == sorted(v for _c, v in layout)
     assert len(without) <= len(with_bodies)
+
+
+def test_a_die_against_a_wall_beside_a_read_die_is_found(art: SimpleNamespace) -> None:
+    # Dice against a tray wall merge with it into one blob far bigger than a few dice: it
+    # is searched beside the dice read in it only.
+    img = art.background(520, 360, colour=(200, 205, 210))
+    cv2.rectangle(img, (20, 40), (500, 100), (40, 60, 140), -1)
+    dice = [((120, 260), 5), ((380, 260), 2), ((150, 121), 4), ((191, 121), 3)]
+    for centre, value in dice:
+        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160), shadow=False)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
+    found = find_body_dice(img, 0.75 * SIDE, taken)
+    assert [b.value for b in found] == [3]
+    assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 121) < 0.25 * SIDE
