@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from vision._bodies import find_body_dice
 from vision.reader import read_array
@@ -72,15 +74,28 @@ def test_the_reader_adds_body_dice_only_when_asked(art: SimpleNamespace) -> None
     assert len(without) <= len(with_bodies)
 
 
-def test_a_die_against_a_wall_beside_a_read_die_is_found(art: SimpleNamespace) -> None:
+def test_a_die_against_a_wall_beside_a_read_die_is_found(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Dice against a tray wall merge with it into one blob far bigger than a few dice: it
-    # is searched beside the dice read in it only.
-    img = art.background(520, 360, colour=(200, 205, 210))
-    cv2.rectangle(img, (20, 40), (500, 100), (40, 60, 140), -1)
-    dice = [((120, 260), 5), ((380, 260), 2), ((150, 121), 4), ((191, 121), 3)]
+    # is searched, but beside the dice read in it only.
+    import vision._bodies as bodies
+
+    img = art.background(520, 400, colour=(200, 205, 210))
+    cv2.rectangle(img, (10, 10), (510, 180), (40, 60, 140), -1)
+    dice = [((120, 320), 5), ((380, 320), 2), ((150, 201), 4), ((191, 201), 3)]
     for centre, value in dice:
         art.draw_die(img, centre, SIDE, value, body=(40, 40, 160), shadow=False)
+    searched: list[bool] = []
+    real = bodies._read_cluster
+
+    def spy(*args: Any, beside_taken: bool = False) -> list[bodies.BodyDie]:
+        searched.append(beside_taken)
+        return real(*args, beside_taken=beside_taken)
+
+    monkeypatch.setattr(bodies, "_read_cluster", spy)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
     found = find_body_dice(img, 0.75 * SIDE, taken)
+    assert searched == [True]
     assert [b.value for b in found] == [3]
-    assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 121) < 0.25 * SIDE
+    assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 201) < 0.25 * SIDE
