@@ -3,8 +3,10 @@
 Pipeline (each stage in its own module): pip candidates (``vision._pips``: round blobs
 darker or brighter than the face around them, at every scale) -> faces (``vision._faces``:
 pips that share a face colour and fit a standard 1-6 layout) -> checks (here: the face
-region around a lone pip, an empty grid place that looks like a pip, glare) -> readings in
-reading order, mapped back to the photo's pixels.
+region around a lone pip, an empty grid place that looks like a pip, glare) -> a second,
+enlarged reading when the pips are tiny -> dice the pips missed, found by their bodies and
+counted one by one (``vision._bodies``) -> readings in reading order, mapped back to the
+photo's pixels.
 """
 
 from __future__ import annotations
@@ -112,9 +114,10 @@ def _merge_enlarged(
 ) -> list[tuple[float, _Die]]:
     """Dice of a first reading with those of an enlarged one (mapped to the same pixels).
 
-    The first reading's dice stand (their pips were big enough to read), except an uncertain
-    one that the enlarged reading reads with confidence; the enlarged reading adds the dice it
-    alone finds. ``median_diam`` is the first reading's median pip diameter.
+    The first reading's dice stand, except where the enlarged reading reads, with confidence,
+    a face with more pips (or an uncertain one's) that spans the first reading's faces there;
+    the enlarged reading adds the dice it alone finds. ``median_diam`` is the first
+    reading's median pip diameter.
     """
     merged = list(dice)
     for diam, d in more:
@@ -171,9 +174,9 @@ def _read_windows(
             np.ascontiguousarray(image[y0:y1, x0:x1]), big, params
         )
         fx, fy = scale_x / wx, scale_y / wy
+        dx, dy = x0 * scale_x, y0 * scale_y
         for diam, e in found:
             e = _scaled_die(e, fx, fy)
-            dx, dy = x0 * scale_x, y0 * scale_y
             out.append(
                 (
                     diam * fx,
