@@ -4,9 +4,11 @@ The pip-first reader needs every pip of a face to stand out cleanly from the fac
 it; small marbled dice with low-contrast or coloured pips often leave it a pip or two
 short. Their bodies still stand out from the floor. This pass models the floor as a
 heavily smoothed copy of the photo, takes compact blobs that differ from it and have the
-size of the dice already read (the dice of one photo lie at about one distance from the
-camera), and counts each blob's pips with :func:`vision._count.read_face`. Only sure
-readings are kept: a blob that is a coin, a hole in the board or a shadow has no pip
+size of the bodies of the dice already read (the dice of one photo lie at about one
+distance from the camera), and counts each blob's pips with
+:func:`vision._count.read_face`. A blob of dice touching a die already read (or a wall with
+dice against it) is searched with the read dice cut out of it. Counts below a least
+confidence are dropped: a blob that is a coin, a hole in the board or a shadow has no pip
 layout, so it adds nothing.
 """
 
@@ -38,7 +40,8 @@ class BodyDie(NamedTuple):
 #: The floor model is built at this many pixels per die side (coarse is enough: it must
 #: only follow the light falling off across the tray).
 _MODEL_PX_PER_DIE = 3.0
-#: Least colour distance (Lab units) from the floor model of a die's body.
+#: Least difference from the floor model of a die's body: the sum of the Lab channels'
+#: differences, lightness halved (8-bit Lab units).
 _MIN_BODY_CONTRAST = 14.0
 #: Area of a body, as a share of a lone die's body already read (or of the side guessed
 #: from the pips): half a die is left out, and so are two touching ones.
