@@ -769,6 +769,10 @@ def _check_face(
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
+    if members.shape[0] > 1:
+        # ... and pips of one face are foreshortened alike: a round top-face pip with a
+        # flattened side-face pip beside it is not one face.
+        quality_pips *= float(np.sqrt(roundness.min() / max(float(roundness.max()), 1e-6)))
     quality_pips = min(1.0, 0.15 + quality_pips)
     face_bright = float(np.mean(cands.ring_bgr[members], axis=0) @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
