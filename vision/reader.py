@@ -399,6 +399,24 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     )
 
 
+def _pips_beside(cands: PipCandidates, k: int, centre: tuple[float, float], side: float) -> bool:
+    """True when a candidate like pip ``k`` (same polarity and plane, at least half its
+    size and contrast, about as round: not a side face's pip seen aslant; apart from it)
+    lies on the face around ``centre``."""
+    d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
+    apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
+    like = (
+        (cands.polarity == cands.polarity[k])
+        & (cands.channel == cands.channel[k])
+        & (cands.diam >= 0.5 * cands.diam[k])
+        & (cands.contrast >= 0.5 * cands.contrast[k])
+        & (cands.roundness >= 0.8 * cands.roundness[k])
+        & (apart > 0.8 * cands.diam[k])
+        & (d < 0.4 * side)
+    )
+    return bool(np.any(like))
+
+
 def _face_region(
     fit: FaceFit, cands: PipCandidates, blur: Image, size_guess: float
 ) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
@@ -736,7 +754,9 @@ def _check_face(
         empty = grid_places(fit.center, step, angle, AROUND_CENTRE)
         fit = fit._replace(step=step, angle=angle, empty_places=empty)
         size = side
-        quality_fit = 1.0
+        # A one shows one pip: another pip like it on the same face means the face is not
+        # a one (the centre pip of a five whose other pips were not fitted, for one).
+        quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, side) else 1.0
     else:
         size = 3.6 * fit.step
         outline = _square(fit.center, size, fit.angle)

@@ -210,3 +210,15 @@ def test_sixes_with_close_set_columns_read_as_six(art: SimpleNamespace) -> None:
                 )
     dice = read_array(img)
     assert [d.value for d in dice] == [6, 6, 6]
+
+
+def test_a_lone_pip_with_another_pip_on_its_face_is_not_a_one(art: SimpleNamespace) -> None:
+    # A face with two pips that fit no layout (a five whose other pips were lost, a chip
+    # on a one) is not read as a one: it is reported uncertain.
+    img = art.background(300, 200, colour=(60, 90, 50))
+    art.draw_die(img, (150, 100), 70, 1, body=(235, 235, 235), pip=(20, 20, 20))
+    extra = (round((150 - 0.25 * 70) * 16), round((100 + 0.1 * 70) * 16))
+    cv2.circle(img, extra, round(0.07 * 70 * 16), (20, 20, 20), -1, cv2.LINE_AA, 4)
+    dice = read_array(img)
+    assert [d.value for d in dice] == [None]
+    assert dice[0].flags == ("uncertain",)
