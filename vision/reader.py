@@ -399,6 +399,10 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     )
 
 
+#: Roundness of a lone pip seen straight on or nearly so.
+_ROUND_ONE = 0.75
+
+
 def _pips_beside(cands: PipCandidates, k: int, centre: tuple[float, float], side: float) -> bool:
     """True when a candidate like pip ``k`` (same polarity and plane, at least half its
     size and contrast, about as round: not a side face's pip seen aslant; apart from it)
@@ -727,8 +731,15 @@ def _check_face(
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
-    if fit.value == 1 and float(cands.roundness[members[0]]) < params.min_one_roundness:
-        return None
+    if fit.value == 1:
+        k = members[0]
+        roundness_k = float(cands.roundness[k])
+        if roundness_k < params.min_one_roundness:
+            return None
+        # A flattened lone blob (a camera looking aslant) must be as stark as a pip to be
+        # worth growing a face around: faint ones are grain and felt, many and costly.
+        if roundness_k < _ROUND_ONE and float(cands.contrast[k]) < 4.0 * params.min_pip_contrast:
+            return None
     roundness = cands.roundness[members]
     if float(roundness.mean()) < params.min_face_roundness or float(roundness.min()) < 0.5:
         return None
