@@ -128,7 +128,8 @@ def fit_layout(
     valid = (masks[:, None] == np.array(_MASKS[n])[None, :]).any(axis=1)
     res = np.where(valid, res, np.inf)
     six = None
-    if n == 6:
+    if n == 6 and not float(res.min()) <= _SIX_STANDARD:
+        # Only when the standard layout does not fit snugly.
         six = _six_columns(gx * step, gy * step, diam)
         if float(six[0].min()) < float(res.min()):
             res = six[0]
@@ -181,6 +182,9 @@ _SIX_ROWS = np.array([-1.0, 0.0, 1.0, -1.0, 0.0, 1.0])
 _SIX_COLUMNS = (0.62, 1.25)
 #: Largest pip offset of such a six, in grid steps: its extra freedom asks for a tighter fit.
 _SIX_MAX_RESIDUAL = 0.25
+#: A six whose standard layout fits this snugly (largest pip offset, grid steps) is not
+#: fitted again with its own column spacing.
+_SIX_STANDARD = 0.1
 
 
 def _six_columns(
@@ -283,8 +287,12 @@ def _trial_fits(
     best = np.where(valid, res, np.inf).min(axis=1)
     out: npt.NDArray[np.float64] = np.where(ok, best, np.inf)
     if n == 6:
-        six_res, _step, _axis = _six_columns(gx * safe, gy * safe, diam[:, None])
-        out = np.minimum(out, six_res.min(axis=1))
+        loose = np.flatnonzero(~(out <= _SIX_STANDARD))
+        if loose.shape[0]:
+            six_res, _step, _axis = _six_columns(
+                gx[loose] * safe[loose], gy[loose] * safe[loose], diam[loose, None]
+            )
+            out[loose] = np.minimum(out[loose], six_res.min(axis=1))
     return out
 
 
