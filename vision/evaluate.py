@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -400,5 +401,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _run() -> int:
+    try:
+        return main()
+    except BrokenPipeError:
+        # The reader of the table went away (``| head``): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_run())
