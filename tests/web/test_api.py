@@ -11,28 +11,13 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import FakeReader, die, new_game, png_bytes
+from web_helpers import FakeReader, die, new_game, photo_roll, png_bytes
 
 from companion.cli import score_json
 
 
 def post(client: FlaskClient, url: str, **body: Any) -> tuple[int, dict[str, Any]]:
     res = client.post(url, json=body)
-    return res.status_code, res.get_json()
-
-
-def photo_roll(
-    client: FlaskClient, gid: str, keep: str | None = None, **fields: Any
-) -> tuple[int, dict[str, Any]]:
-    data: dict[str, Any] = {"image": (io.BytesIO(png_bytes()), "tray.png"), **fields}
-    if keep is not None:
-        data["keep"] = keep
-    res = client.post(
-        f"/api/games/{gid}/roll",
-        data=data,
-        content_type="multipart/form-data",
-        headers={"X-Dice-Companion": "1"},
-    )
     return res.status_code, res.get_json()
 
 

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
-from web_helpers import FakeReader, die, new_game, png_bytes
+from web_helpers import FakeReader, die, new_game, photo_roll, png_bytes
 
 from companion.web import create_app, photos
-
-
-def photo_roll(client: FlaskClient, gid: str) -> tuple[int, dict[str, Any]]:
-    res = client.post(
-        f"/api/games/{gid}/roll",
-        data={"image": (io.BytesIO(png_bytes()), "tray.png")},
-        content_type="multipart/form-data",
-        headers={"X-Dice-Companion": "1"},
-    )
-    return res.status_code, res.get_json()
 
 
 def stems(app: Flask) -> set[str]:

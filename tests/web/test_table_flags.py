@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-from typing import Any
-
 from flask.testing import FlaskClient
-from web_helpers import FakeReader, new_game, png_bytes
+from web_helpers import FakeReader, new_game, photo_roll
 
 from vision.result import DieReading
 
@@ -28,16 +25,6 @@ def placed(value: int | None, x: float, y: float, *flags: str, why: str = "") ->
         outline=((x - 4, y - 4), (x + 4, y - 4), (x + 4, y + 4), (x - 4, y + 4)),
         evidence=(why,) if why else (),
     )
-
-
-def photo_roll(client: FlaskClient, gid: str) -> tuple[int, dict[str, Any]]:
-    res = client.post(
-        f"/api/games/{gid}/roll",
-        data={"image": (io.BytesIO(png_bytes()), "tray.png")},
-        content_type="multipart/form-data",
-        headers={"X-Dice-Companion": "1"},
-    )
-    return res.status_code, res.get_json()
 
 
 def test_each_flagged_die_carries_its_reason_and_place(

@@ -1,4 +1,5 @@
-"""Helpers of the web tests: a small PNG, stand-in readings, a new game through the API."""
+"""Helpers of the web tests: a small PNG, stand-in readings, a new game and a photo roll
+through the API."""
 
 from __future__ import annotations
 
@@ -44,6 +45,22 @@ class FakeReader:
     def __call__(self, data: bytes, **_: Any) -> TrayReading:
         dice = self.queue.pop(0)
         return TrayReading(width=64, height=48, elapsed_ms=1.5, dice=dice)
+
+
+def photo_roll(
+    client: FlaskClient, gid: str, keep: str | None = None, **fields: Any
+) -> tuple[int, dict[str, Any]]:
+    """Roll in game ``gid`` by uploading a photo (the stand-in reader says what it shows)."""
+    data: dict[str, Any] = {"image": (io.BytesIO(png_bytes()), "tray.png"), **fields}
+    if keep is not None:
+        data["keep"] = keep
+    res = client.post(
+        f"/api/games/{gid}/roll",
+        data=data,
+        content_type="multipart/form-data",
+        headers={"X-Dice-Companion": "1"},
+    )
+    return res.status_code, res.get_json()
 
 
 def new_game(
