@@ -37,7 +37,6 @@ _MEAN_RADIUS = {
     n: float(np.mean([np.hypot(gx, gy) for gx, gy in ls[0]])) for n, ls in _LAYOUTS.items()
 }
 _ALL_PLACES = np.array([(gx, gy) for gx in (-1, 0, 1) for gy in (-1, 0, 1)], np.float32)
-_NO_PLACES = np.zeros((0, 2), np.float32)
 #: The eight places around the centre, in the order of ``_ALL_PLACES``.
 AROUND_CENTRE = np.arange(9) != 4
 
@@ -85,14 +84,12 @@ def fit_layout(
     points: npt.NDArray[np.float32],
     members: tuple[int, ...],
     diam: float = 0.0,
-    *,
-    complete: bool = True,
 ) -> FaceFit | None:
     """Fit the standard layout with as many pips as ``points`` (N, 2); None when none fits.
 
     With ``diam`` (the pips' diameter) a layout whose grid is far too wide or too tight for
-    pips of that size does not fit: on dice the grid step is 1-3 pip diameters. With
-    ``complete=False`` the empty places and the squash are left out (a quick trial fit).
+    pips of that size does not fit: on dice the grid step is 1-3 pip diameters. Many
+    subsets at once are tried by ``_trial_fits`` (same rules, residuals only).
     """
     n = points.shape[0]
     if n < 2 or n > 6:
@@ -138,38 +135,26 @@ def fit_layout(
     best = int(np.argmin(res))
     angle = float(angles[best])
     centre_xy = (float(centre[0]), float(centre[1]))
+    grid: npt.NDArray[np.float64] | None
     if six is not None and six[0][best] == res[best] and np.isfinite(six[0][best]):
         # A six whose columns are set closer (or wider) than its rows are long.
-        step = float(six[1][best])
+        value, step = 6, float(six[1][best])
         empty = _SIX_MIDDLE[int(six[2][best])]
-        if not complete:
-            return FaceFit(6, centre_xy, step, angle, float(res[best]), members, _NO_PLACES)
-        return FaceFit(
-            6,
-            centre_xy,
-            step,
-            angle,
-            float(res[best]),
-            members,
-            grid_places(centre_xy, step, angle, empty),
-            _squash(_six_grid(gx[best], gy[best], int(six[2][best])), q),
-        )
-    if not complete:
-        return FaceFit(n, centre_xy, step, angle, float(res[best]), members, _NO_PLACES)
-    used = {int(p) for p in place[best]}
-    squash = 1.0
-    if n >= 4:
-        squash = _squash(np.stack([rx[best], ry[best]], axis=1), q)
-    empty = np.array([i for i in range(9) if i not in used], np.intp)
+        grid = _six_grid(gx[best], gy[best], int(six[2][best]))
+    else:
+        value = n
+        used = {int(p) for p in place[best]}
+        empty = np.array([i for i in range(9) if i not in used], np.intp)
+        grid = np.stack([rx[best], ry[best]], axis=1) if n >= 4 else None
     return FaceFit(
-        n,
+        value,
         centre_xy,
         step,
         angle,
         float(res[best]),
         members,
         grid_places(centre_xy, step, angle, empty),
-        squash,
+        _squash(grid, q) if grid is not None else 1.0,
     )
 
 
