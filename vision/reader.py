@@ -624,10 +624,13 @@ _OUTER = np.concatenate(
 _JITTER = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32)
 
 
-def _sample_bgr(
+def _sample_around(
     blur: Image, pts: npt.NDArray[np.float32], radius: float
 ) -> npt.NDArray[np.float32]:
-    """Mean BGR around each point of ``pts`` (K, 2): the point and four at ``radius`` px."""
+    """Mean colour around each point of ``pts`` (K, 2): the point and four at ``radius`` px.
+
+    ``blur`` may be (H, W, 3) (gives (K, 3)) or one plane (H, W) (gives (K,)).
+    """
     h, w = blur.shape[:2]
     p = pts[:, None, :] + _JITTER[None] * radius
     ix = np.clip(np.rint(p[..., 0]), 0, w - 1).astype(np.intp)
@@ -667,7 +670,7 @@ def _face_evidence(
     if int(off_pip.sum()) < 6:
         return 0.0, 0.0
     radius = max(1.0, 0.06 * side)
-    inside = _sample_bgr(blur, inner[off_pip], radius)
+    inside = _sample_around(blur, inner[off_pip], radius)
     face = np.median(inside, axis=0)
     dev = np.linalg.norm(inside - face, axis=1)
     noise = float(np.median(dev))
@@ -675,7 +678,7 @@ def _face_evidence(
     uniform = float((dev <= tol).mean())
     # The die may be wider than its pips' grid suggests (broad margins, a bevel): look for
     # the surroundings at three distances out from the centre.
-    outside = _sample_bgr(blur, place(_OUTER), radius)
+    outside = _sample_around(blur, place(_OUTER), radius)
     # A busy face (translucent, marbled) is no reason to ask for a starker surround.
     differs = np.linalg.norm(outside - face, axis=1) > max(28.0, min(3.0 * noise, 55.0))
     sides = differs.reshape(3, 4, 5).sum(axis=2) >= 3
@@ -708,17 +711,6 @@ def _square(
 ) -> tuple[tuple[float, float], ...]:
     box = cv2.boxPoints((center, (side, side), np.rad2deg(angle)))
     return tuple((float(x), float(y)) for x, y in box)
-
-
-def _sample(gray: Image, pts: npt.NDArray[np.float32], radius: float) -> npt.NDArray[np.float32]:
-    """Mean grey level around each point (centre and four points at a third of ``radius``)."""
-    h, w = gray.shape
-    off = np.array([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]], np.float32) * (0.33 * radius)
-    p = pts[:, None, :] + off[None]
-    ix = np.clip(np.rint(p[..., 0]), 0, w - 1).astype(np.intp)
-    iy = np.clip(np.rint(p[..., 1]), 0, h - 1).astype(np.intp)
-    out: npt.NDArray[np.float32] = gray[iy, ix].astype(np.float32).mean(axis=1)
-    return out
 
 
 def _check_face(
@@ -795,7 +787,8 @@ def _check_face(
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
     ghost = 0.0
     if fit.empty_places.shape[0]:
-        vals = _sample(plane, fit.empty_places, 0.5 * diam)
+        # The grid place and four points a sixth of a pip across from it.
+        vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
         ghost = float(np.max(pol * (vals - face_gray))) / float(np.mean(contrast))
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
