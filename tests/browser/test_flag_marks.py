@@ -6,22 +6,19 @@ The reader is replaced by a stand-in that flags dice, so the companion runs in t
 
 from __future__ import annotations
 
-import json
 import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pages import LAPTOP, PHONE, api, wait_idle
 from trays import draw_tray
 
 from vision.result import DieReading, TrayReading
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 375, "height": 812}
-LAPTOP = {"width": 1280, "height": 900}
 LEAN_WHY = (
     "visible side face: its silhouette is 0.34 die widths off where a flat die's would be at "
     "that place (top face tilted)"
@@ -68,20 +65,10 @@ def flagging_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     thread.join(5)
 
 
-def wait_idle(page: Any) -> None:
-    page.wait_for_selector('#table[data-busy="0"]', timeout=60_000)
-
-
 def test_a_leaning_die_is_marked_and_its_free_reroll_is_plain(
     flagging_server: str, browser: Any, tmp_path: Path
 ) -> None:
-    req = urllib.request.Request(
-        flagging_server + "/api/games",
-        data=json.dumps({"game": "three-dice", "players": ["Ann", "Bo"]}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as res:
-        gid = json.load(res)["id"]
+    gid = api(flagging_server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
     photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
     page = browser.new_page(viewport=PHONE)
     page.goto(f"{flagging_server}/games/{gid}")

@@ -9,15 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pages import LAPTOP, PHONE, api, start_from_page, wait_idle
 
 pytestmark = pytest.mark.browser
-
-PHONE = {"width": 375, "height": 812}
-LAPTOP = {"width": 1280, "height": 900}
-
-
-def wait_idle(page: Any) -> None:
-    page.wait_for_selector('#table[data-busy="0"]', timeout=60_000)
 
 
 def state(base_url: str, page: Any) -> dict[str, Any]:
@@ -84,11 +78,7 @@ def test_a_three_dice_game_from_the_new_game_page_to_the_winner(
 ) -> None:
     photos = scenes(3, 6)
     page = browser.new_page(viewport=PHONE)
-    page.goto(base_url + "/")
-    page.check('input[name=game][value="three-dice"]')
-    page.fill("#players input[name=player] >> nth=0", "Ann")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table")
+    start_from_page(page, base_url, "Ann")
     assert page.inner_text("#turn-line") == "Ann's turn"
     settled = []
     for turn, (photo, truth) in enumerate(photos, start=1):
@@ -212,13 +202,7 @@ def test_the_judge_gives_points_and_the_rule(base_url: str, browser: Any) -> Non
 
 
 def test_two_phones_at_one_table_cannot_both_roll(base_url: str, browser: Any) -> None:
-    req = urllib.request.Request(
-        base_url + "/api/games",
-        data=json.dumps({"game": "three-dice", "players": ["Ann", "Bo"]}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as res:
-        gid = json.load(res)["id"]
+    gid = api(base_url, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
     phones = [browser.new_page(viewport=PHONE) for _ in range(2)]
     for phone in phones:
         phone.goto(f"{base_url}/games/{gid}")
@@ -240,12 +224,7 @@ def test_the_coach_shows_its_advice_when_the_players_switch_it_on(
     base_url: str, browser: Any
 ) -> None:
     page = browser.new_page(viewport=PHONE)
-    page.goto(base_url + "/")
-    page.check('input[name=game][value="three-dice"]')
-    page.fill("#players input[name=player] >> nth=0", "Ann")
-    page.check("input[name=coach]")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table")
+    start_from_page(page, base_url, "Ann", coach=True)
     # Before the first roll: the expected final score of the whole game.
     page.wait_for_function("document.querySelector('#coach-line').innerText.includes('39.0')")
     page.fill("#type-input", "4 4 2")
@@ -279,27 +258,16 @@ def test_the_coach_shows_its_advice_when_the_players_switch_it_on(
     assert "advice shown: best" in page.inner_text('.history li[data-kind="score"]')
 
 
-def _api(base_url: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        base_url + path,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(req) as res:
-        data: dict[str, Any] = json.load(res)
-    return data
-
-
 def test_a_five_dice_tie_is_broken_by_an_extra_turn(base_url: str, browser: Any) -> None:
     # Every box but Bo's last through the API, both players scoring alike: a tie is coming.
-    s = _api(
+    s = api(
         base_url, "/api/games", {"game": "five-dice", "players": ["Ann", "Bo"], "tiebreak": True}
     )
     gid = s["id"]
     cats = [c["id"] for c in s["categories"]]
     for k in range(2 * len(cats) - 1):
-        _api(base_url, f"/api/games/{gid}/roll", {"dice": [1, 2, 3, 4, 6]})
-        _api(base_url, f"/api/games/{gid}/score", {"category": cats[k // 2]})
+        api(base_url, f"/api/games/{gid}/roll", {"dice": [1, 2, 3, 4, 6]})
+        api(base_url, f"/api/games/{gid}/score", {"category": cats[k // 2]})
     page = browser.new_page(viewport=PHONE)
     page.goto(f"{base_url}/games/{gid}")
     assert page.inner_text("#turn-line") == "Bo's turn"
