@@ -353,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown reader parameter: {name}")
         kind = type(getattr(DEFAULTS, name))
         try:
-            params = params._replace(**{name: kind(value) if kind is not bool else value == "1"})
+            params = params._replace(**{name: _bool(value) if kind is bool else kind(value)})
         except ValueError:
             parser.error(f"bad value for {name}: {value}")
     if not args.dataset.is_dir():
@@ -399,6 +399,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("confusion (all splits; rows true face, columns face read, ? = uncertain)")
         print(_confusion_text(overall.summary()["confusion"]))  # type: ignore[arg-type]
     return 0
+
+
+def _bool(text: str) -> bool:
+    """A switch's value on the command line: 1/0, true/false, yes/no, on/off."""
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
 
 
 def _run() -> int:

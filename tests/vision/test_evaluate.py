@@ -112,3 +112,14 @@ def test_accuracy_on_shared_real_photos(
     assert overall["recall"] >= recall
     assert overall["precision"] >= precision
     assert overall["value_accuracy"] >= value
+
+
+def test_a_switch_parameter_takes_words_and_refuses_others(
+    tmp_path: Path, art: SimpleNamespace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _yolo_set(tmp_path / "test", art)
+    assert main([str(tmp_path / "test"), "--param", "body_dice=false", "--json"]) == 0
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "test"), "--param", "body_dice=maybe"])
+    assert exc.value.code == 2
+    assert "bad value for body_dice" in capsys.readouterr().err
