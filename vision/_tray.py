@@ -1,17 +1,22 @@
-"""Refine a box tray's floor outline found on a small copy: fit each side to the photo.
+"""Refine a tray floor outline found on a small copy: fit it to the photo at full resolution.
 
 The floor finder grows the floor from its lit colour on a small copy of the photo, so a
-strip of floor in a wall's shadow is often left out, and the four corners taken from the
-region's hull can be off (a side drawn at a slant). A flat die standing in such a strip
-would count as off the tray. Here every side is fitted again at full resolution: across
-the side, at several places along it, the photo is sampled on a short segment parallel to
-the side (the median over a segment ignores dice and noise). Walking outwards from well
-inside the floor, the floor ends at the first segment whose chromaticity (each of B, G, R
-as a share of their sum) is not the floor's: a shadow scales B, G and R together, which
-leaves their shares alone, while the wall's face has its own colour. The new side is the
-straight line through those edge points that most of them lie near (a line through a pair
-of them, with the least median distance to all, then refitted to those near it), so a die
-or a glare at one place cannot tilt it.
+strip of floor in a wall's shadow is often left out, a wall of a colour near the floor's
+may be taken in, and the outline drawn around that region can be off (a side drawn at a
+slant, an ellipse pulled towards a leak). A flat die standing in a left-out strip would
+count as off the tray, a die on a taken-in rim as on it.
+
+Here the outline is fitted again at full resolution. At many places along it, the photo is
+sampled across the outline on short segments parallel to it (the median over a segment
+ignores noise; samples on the dice are left out, so a die does not end the floor).
+Walking outwards from well inside the floor, the floor ends at the first segment whose
+chromaticity (each of B, G, R as a share of their sum) is not the floor's: a shadow scales
+B, G and R together, which leaves their shares alone, while a wall or the table has its own
+colour. A shadow too deep for its colour to be told continues the floor when the floor
+darkens into it gradually (a wall's shadow) and the deep part ends in something clearly
+not floor. A box tray's side is then the straight line through those edge points that most
+of them lie near; a round tray's floor is the ellipse most of them lie near. A die or a
+glare at one place cannot move either.
 """
 
 from __future__ import annotations
@@ -23,17 +28,37 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
-#: Furthest a side is searched, outwards and inwards, in die sides.
+#: Furthest the outline is searched, outwards and inwards, in die sides.
 REACH = 2.5
-#: Places along each side where the edge is looked for.
-PLACES = 9
+#: How far beyond the old outline the profiles reach (die sides): past a wall's shadow
+#: and the wall's top, to tell the two apart.
+REACH_OUT = 4.0
+#: Widest wall top (die sides): a lit band beyond deep shade that ends within this is the
+#: wall's top; one that goes on is the table.
+WALL_TOP = 1.8
+#: Places along each box side where the edge is looked for.
+PLACES = 13
+#: Places around a round floor where the edge is looked for.
+ROUND_PLACES = 40
 #: Smallest chromaticity difference that ends the floor; the floor's own spread can raise it.
 MIN_CHROMA_STEP = 0.03
-#: Segments darker than this (B + G + R) carry no usable colour: the floor ends there.
+#: Segments darker than this (B + G + R) carry no usable colour.
 MIN_BRIGHTNESS = 24.0
+#: A segment darker than this share of the lit floor is deep shade: its colour is not
+#: trusted (sensor noise, light bounced off a coloured wall).
+DEEP_SHADE = 0.3
 #: A refit side may move at most this far (die sides) anywhere along it; beyond, the fit
 #: is not believed and the side stays.
 MAX_MOVE = 2.5
+#: A fall in brightness to this share within 0.3 die sides, staying down, ends the floor.
+STEP_DROP = 0.8
+#: ...but not below this share: a sharp fall to a third or less is a shadow's edge (a wall's
+#: face, lit from the same lights at another angle, is only moderately darker).
+STEP_FLOOR = 0.35
+#: Samples within this many die sides of a die's centre are left out (die and its shadow).
+DIE_CLEARANCE = 0.85
+#: Edge points within this many die sides of the fitted line or ellipse count as on it.
+INLIER_TOL = 0.2
 
 
 def refine_quad(
@@ -43,24 +68,22 @@ def refine_quad(
     floor_lab: tuple[float, float, float],
     *,
     near_xy: FloatArray | None = None,
+    dice_xy: FloatArray | None = None,
 ) -> FloatArray:
     """The floor quadrilateral ``quad`` (4, 2) pixels with each side fitted to the photo.
 
     ``image_bgr`` (H, W, 3) uint8 BGR; ``die_px`` the typical die side in pixels, which
     sets how far a side is searched; ``floor_lab`` the lit floor's colour (OpenCV 8-bit
-    Lab). With ``near_xy`` (N, 2) pixels (the dice), only the sides within reach of one of
-    them are fitted: elsewhere the outline decides nothing. Sides that cannot be fitted
-    stay as they are.
+    Lab). With ``near_xy`` (N, 2) pixels, only the sides within reach of one of those
+    points are fitted (elsewhere the outline decides nothing). ``dice_xy`` (M, 2) pixels
+    are the dice: samples on them are left out. Sides that cannot be fitted stay as they
+    are.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
     if die_px <= 2:
         return q
-    # No smoothing of the whole photo: the median over each segment's samples does that.
-    bgr = image_bgr
-    ref = cv2.cvtColor(
-        np.array([[floor_lab]], np.float32).clip(0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR
-    )
-    floor_bgr = ref.astype(np.float64)[0, 0]
+    floor_bgr = _lab_to_bgr(floor_lab)
+    blockers = _blockers(dice_xy)
     centre = q.mean(axis=0)
     lines: list[tuple[FloatArray, FloatArray]] = []
     for i in range(4):
@@ -76,7 +99,7 @@ def refine_quad(
         if near_xy is not None and not _any_near(near_xy, p, n, MAX_MOVE * die_px):
             lines.append((p, d))
             continue
-        fitted = _fit_side(bgr, p, d, n, die_px, floor_bgr)
+        fitted = _fit_side(image_bgr, p, d, n, die_px, floor_bgr, blockers)
         lines.append(fitted if fitted is not None else (p, d))
     out = []
     for i in range(4):
@@ -90,6 +113,76 @@ def refine_quad(
     return res
 
 
+def refine_round(
+    image_bgr: Image,
+    polygon: FloatArray,
+    die_px: float,
+    floor_lab: tuple[float, float, float],
+    *,
+    dice_xy: FloatArray | None = None,
+    n_points: int = 48,
+) -> FloatArray:
+    """A round floor's outline ``polygon`` (N, 2) pixels fitted again as an ellipse.
+
+    Arguments as for :func:`refine_quad`; returns ``n_points`` points of the new ellipse,
+    or the polygon unchanged when too few edge points agree.
+    """
+    poly = np.asarray(polygon, np.float64).reshape(-1, 2)
+    if die_px <= 2 or len(poly) < 8:
+        return poly
+    floor_bgr = _lab_to_bgr(floor_lab)
+    blockers = _blockers(dice_xy)
+    centre = poly.mean(axis=0)
+    # Places evenly along the outline, each with the outline's own normal there.
+    seg = np.roll(poly, -1, axis=0) - poly
+    cum = np.concatenate([[0.0], np.cumsum(np.hypot(seg[:, 0], seg[:, 1]))])
+    perimeter = float(cum[-1])
+    if perimeter < 8 * die_px:
+        return poly
+    at = (np.arange(ROUND_PLACES) + 0.5) / ROUND_PLACES * perimeter
+    idx = np.clip(np.searchsorted(cum, at, side="right") - 1, 0, len(poly) - 1)
+    frac = (at - cum[idx]) / np.maximum(np.hypot(seg[idx, 0], seg[idx, 1]), 1e-9)
+    base = poly[idx] + frac[:, None] * seg[idx]
+    tang = seg[idx] / np.maximum(np.hypot(seg[idx, 0], seg[idx, 1]), 1e-9)[:, None]
+    normal = np.stack([-tang[:, 1], tang[:, 0]], axis=1)
+    flip = ((base - centre) * normal).sum(axis=1) < 0
+    normal[flip] = -normal[flip]
+    half = 0.35 * perimeter / ROUND_PLACES
+    offs = _edge_offsets(image_bgr, base, normal, tang, half, die_px, floor_bgr, blockers)
+    ok = np.isfinite(offs)
+    if ok.sum() < max(8, ROUND_PLACES // 3):
+        return poly
+    pts = base[ok] + offs[ok, None] * normal[ok]
+    ellipse = _robust_ellipse(pts.astype(np.float32), INLIER_TOL * die_px)
+    if ellipse is None:
+        return poly
+    (ex, ey), (ea, eb), ang = ellipse
+    new = _ellipse_points((ex, ey), (ea, eb), ang, n_points)
+    # Not believed when it moved far from the old outline anywhere.
+    old = poly.astype(np.float32).reshape(-1, 1, 2)
+    worst = max(abs(cv2.pointPolygonTest(old, (float(x), float(y)), True)) for x, y in new)
+    if worst > MAX_MOVE * die_px:
+        return poly
+    return new if _signed_area(new) * _signed_area(poly) > 0 else new[::-1].copy()
+
+
+def _lab_to_bgr(floor_lab: tuple[float, float, float]) -> FloatArray:
+    ref = cv2.cvtColor(
+        np.array([[floor_lab]], np.float32).clip(0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR
+    )
+    return np.asarray(ref.astype(np.float64)[0, 0], np.float64)
+
+
+def _blockers(dice_xy: FloatArray | None) -> FloatArray:
+    """Dice as (N, 3) rows ``x, y, side``; side 0 means the typical die side."""
+    if dice_xy is None or len(dice_xy) == 0:
+        return np.zeros((0, 3), np.float64)
+    arr = np.asarray(dice_xy, np.float64)
+    if arr.shape[1] == 2:
+        arr = np.concatenate([arr, np.zeros((len(arr), 1))], axis=1)
+    return arr[:, :3]
+
+
 def _fit_side(
     bgr: Image,
     p: FloatArray,
@@ -97,59 +190,22 @@ def _fit_side(
     n: FloatArray,
     die_px: float,
     floor_bgr: FloatArray,
+    blockers: FloatArray,
 ) -> tuple[FloatArray, FloatArray] | None:
     """The side through ``p`` along ``d`` (outward normal ``n``) fitted to the floor's edge."""
-    h, w = bgr.shape[:2]
     length = float(np.hypot(*d))
-    step = max(0.5, 0.1 * die_px)
-    offs = np.arange(-REACH * die_px, REACH * die_px + step, step)
-    half = 0.5 / PLACES
+    u = d / length
     centres = (np.arange(PLACES) + 0.5) / PLACES
-    # Each place: a segment of a ninth of the side, 9 samples along it.
-    along = centres[:, None] + np.linspace(-0.8 * half, 0.8 * half, 9)[None, :]
-    pts = (
-        p[None, None, None, :] + along[:, None, :, None] * d + offs[None, :, None, None] * n
-    )  # (places, offsets, samples, 2)
-    mx = pts[..., 0].astype(np.float32)
-    my = pts[..., 1].astype(np.float32)
-    inside = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
-    flat_x = mx.reshape(-1, mx.shape[-1])
-    flat_y = my.reshape(-1, my.shape[-1])
-    samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
-    samples = samples.reshape(*mx.shape, 3)
-    prof = np.median(samples, axis=2)  # (places, offsets, 3) B, G, R
-    ok_off = inside.mean(axis=2) > 0.9
-    total = prof.sum(axis=2)
-    shares = prof / np.maximum(total, 1.0)[..., None]
-    ref = floor_bgr / max(1.0, float(floor_bgr.sum()))
-    diff = np.sqrt(((shares - ref) ** 2).sum(axis=2))
-    # The floor's own spread, from the inner half of the profiles.
-    inner = offs < -0.5 * REACH * die_px
-    spread = float(np.median(diff[:, inner])) if inner.any() else 0.0
-    # Shares of a dark pixel are noisier (the same sensor noise on smaller values).
-    bright = float(floor_bgr.sum())
-    darker = np.sqrt(np.clip(bright / np.maximum(total, 1.0), 1.0, 9.0))
-    tol = max(MIN_CHROMA_STEP, 2.5 * spread) * darker
-    # Floor left out by the finder is floor in shade: its colour, not brighter than lit.
-    floor_like = (diff < tol) & (total >= MIN_BRIGHTNESS) & (total < 1.3 * bright + 30.0)
-    edge_pts = []
-    for k in range(PLACES):
-        run = floor_like[k] & ok_off[k]
-        if not run[: max(1, int(inner.sum()) // 2)].any():
-            continue  # no floor where it should be (a die or a glare): no edge here
-        # The first floor-like offset from the inside, then the end of that run.
-        start = int(np.argmax(run))
-        stop = start
-        while stop + 1 < len(offs) and run[stop + 1]:
-            stop += 1
-        if stop + 1 >= len(offs) or not ok_off[k, stop + 1]:
-            continue  # the floor runs past the search: no edge found
-        off = 0.5 * (offs[stop] + offs[stop + 1])
-        edge_pts.append(p + centres[k] * d + off * n)
-    if len(edge_pts) < 4:
+    base = p[None, :] + centres[:, None] * d[None, :]
+    tang = np.repeat(u[None, :], PLACES, axis=0)
+    normal = np.repeat(n[None, :], PLACES, axis=0)
+    half = 0.4 * length / PLACES
+    offs = _edge_offsets(bgr, base, normal, tang, half, die_px, floor_bgr, blockers)
+    ok = np.isfinite(offs)
+    if ok.sum() < 4:
         return None
-    pts_arr = np.array(edge_pts)
-    line = _robust_line(pts_arr)
+    pts_arr = base[ok] + offs[ok, None] * normal[ok]
+    line = _robust_line(pts_arr, INLIER_TOL * die_px)
     if line is None:
         return None
     q0, e = line
@@ -165,10 +221,202 @@ def _fit_side(
     return q0, e * length
 
 
-def _robust_line(pts: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+def _edge_offsets(
+    bgr: Image,
+    base: FloatArray,
+    normal: FloatArray,
+    tang: FloatArray,
+    half: float,
+    die_px: float,
+    floor_bgr: FloatArray,
+    blockers: FloatArray,
+) -> FloatArray:
+    """Where the floor ends across the outline at each place; NaN where it cannot be told.
+
+    ``base`` (P, 2) points on the outline, ``normal`` (P, 2) unit outward normals,
+    ``tang`` (P, 2) unit tangents, ``half`` the half length (pixels) of the segment
+    sampled at each offset. Returns (P,) offsets in pixels along the normal.
+    """
+    h, w = bgr.shape[:2]
+    step = max(0.5, 0.1 * die_px)
+    offs = np.arange(-REACH * die_px, REACH_OUT * die_px + step, step)
+    along = np.linspace(-half, half, 11)
+    pts = (
+        base[:, None, None, :]
+        + offs[None, :, None, None] * normal[:, None, None, :]
+        + along[None, None, :, None] * tang[:, None, None, :]
+    )  # (places, offsets, samples, 2)
+    mx = pts[..., 0].astype(np.float32)
+    my = pts[..., 1].astype(np.float32)
+    usable = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
+    for bx, by, bs in blockers:
+        r = DIE_CLEARANCE * (bs if bs > 0 else die_px)
+        usable &= (mx - bx) ** 2 + (my - by) ** 2 > r * r
+    flat_x = mx.reshape(-1, mx.shape[-1])
+    flat_y = my.reshape(-1, my.shape[-1])
+    samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
+    samples = samples.reshape(*mx.shape, 3)
+    samples[~usable] = np.nan
+    ok_off = usable.mean(axis=2) >= 0.4
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            prof = np.nanmedian(samples, axis=2)  # (places, offsets, 3) B, G, R
+    prof = np.where(ok_off[..., None], prof, 0.0)
+    total = prof.sum(axis=2)
+    shares = prof / np.maximum(total, 1.0)[..., None]
+    ref = floor_bgr / max(1.0, float(floor_bgr.sum()))
+    diff = np.sqrt(((shares - ref) ** 2).sum(axis=2))
+    inner = offs < -0.5 * REACH * die_px
+    usable_inner = ok_off[:, inner]
+    spread = float(np.median(diff[:, inner][usable_inner])) if usable_inner.any() else 0.0
+    bright = float(floor_bgr.sum())
+    # Shares of a dark pixel are noisier (the same sensor noise on smaller values).
+    darker = np.sqrt(np.clip(bright / np.maximum(total, 1.0), 1.0, 9.0))
+    tol = max(MIN_CHROMA_STEP, 2.5 * spread) * darker
+    not_brighter = total < 1.3 * bright + 30.0
+    floor_like = (diff < tol) & (total >= MIN_BRIGHTNESS) & not_brighter
+    deep_level = DEEP_SHADE * bright
+    deep = total < deep_level
+    out = np.full(len(base), np.nan)
+    n_inner = max(1, int(inner.sum()) // 2)
+    for k in range(len(base)):
+        run = floor_like[k] & ok_off[k]
+        if not run[:n_inner].any():
+            continue  # no floor where it should be (a die or a glare): no edge here
+        start = int(np.argmax(run))
+        stop = start
+        while stop + 1 < len(offs) and (run[stop + 1] or not ok_off[k, stop + 1]):
+            stop += 1
+        # A gap in the samples (a die) that the floor does not continue beyond: the edge
+        # lies somewhere under the die, so this place says nothing.
+        while stop > start and not ok_off[k, stop]:
+            stop -= 1
+        if stop + 1 >= len(offs):
+            continue  # the floor runs past the search: no edge found
+        if not ok_off[k, stop + 1]:
+            continue
+        stop = _first_step(
+            total[k], ok_off[k], start, stop, max(2, round(0.3 * die_px / step)), deep_level
+        )
+        last = _through_deep_shade(
+            k, stop, total, deep, ok_off, floor_like, bright, shares, step, die_px
+        )
+        if last is None or last + 1 >= len(offs):
+            continue
+        out[k] = 0.5 * (offs[last] + offs[last + 1])
+    return out
+
+
+def _first_step(
+    total: FloatArray,
+    ok: npt.NDArray[np.bool_],
+    start: int,
+    stop: int,
+    span: int,
+    deep_level: float,
+) -> int:
+    """The last offset of floor when a sharp fall in brightness ends it before ``stop``.
+
+    ``total`` (offsets,) is the brightness (B + G + R) across the outline at one place.
+    A wall's face of a colour near the floor's (a white or grey wall over a pale floor)
+    passes the colour test; it still meets the floor in a crease, where the brightness
+    falls within a fraction of a die and stays down. A shadow thrown on the floor darkens
+    it more gradually, over its penumbra, and deeper.
+    """
+    for o in range(start + span, stop - span + 1):
+        before = total[start:o][ok[start:o]]
+        after = total[o + span : stop + 1][ok[o + span : stop + 1]]
+        if before.size < span or after.size < span:
+            continue
+        hi = float(np.median(before[-3 * span :]))
+        lo = float(np.median(after))
+        if not ok[o] or not ok[o + span]:
+            continue
+        # A fall into deep shade is left to :func:`_through_deep_shade`.
+        if (
+            total[o + span] < STEP_DROP * total[o]
+            and max(deep_level, STEP_FLOOR * hi) <= lo < STEP_DROP * hi
+        ):
+            # The edge where the brightness crosses the middle of the fall.
+            mid = 0.5 * (hi + lo)
+            for j in range(o, o + span + 1):
+                if total[j] < mid:
+                    return max(start, j - 1)
+            return o
+    return stop
+
+
+def _through_deep_shade(
+    k: int,
+    stop: int,
+    total: FloatArray,
+    deep: npt.NDArray[np.bool_],
+    ok_off: npt.NDArray[np.bool_],
+    floor_like: npt.NDArray[np.bool_],
+    bright: float,
+    shares: FloatArray,
+    step: float,
+    die_px: float,
+) -> int | None:
+    """The last offset of floor at place ``k`` when the floor's run ending at ``stop`` goes
+    on into deep shade; ``stop`` itself when it does not; None when it cannot be told.
+
+    A wall's shadow darkens the floor gradually, down to where its colour is lost; that
+    deep shade is floor up to the wall. It counts only when the floor was already darkening
+    where its colour ended (not a step from lit floor to a dark wall) and when the deep part
+    ends in something brighter within the search (a dark table or wall all the way out
+    cannot be told from shade).
+    """
+    n_off = total.shape[1]
+    # The penumbra: darker and darker (its colour lost on the way, light bounced off a
+    # wall tints it), for at most a die side, down to deep shade.
+    j = stop + 1
+    limit = stop + 1 + round(die_px / step)
+    while j < min(n_off, limit) and ok_off[k, j] and not deep[k, j]:
+        if total[k, j] > 0.8 * bright or total[k, j] > 1.1 * total[k, j - 1] + 10.0:
+            return stop
+        j += 1
+    if j >= n_off or not (deep[k, j] and ok_off[k, j]):
+        return stop
+    # The floor's own brightness just before: it must be below the lit floor's already.
+    before = total[k, max(0, j - 3) : j]
+    if float(before.min()) > 0.75 * bright:
+        return stop
+    end = j
+    while end + 1 < n_off and deep[k, end + 1] and ok_off[k, end + 1]:
+        end += 1
+    if end + 1 >= n_off or not ok_off[k, end + 1]:
+        return None
+    if floor_like[k, end + 1]:
+        # Lit floor again beyond the shade (a die's shadow, a dark speck): go on from there.
+        return stop
+    # Beyond the shade: the wall's top, then the table. A band that goes on unchanged past
+    # a wall top's width is the table itself: the shade took in the whole wall (a dark
+    # wall), so where the floor ended in it cannot be told.
+    first = end + 1
+    ref_total = float(total[k, first])
+    ref_share = shares[k, first]
+    j = first
+    while j + 1 < n_off and ok_off[k, j + 1]:
+        j += 1
+        ratio = float(total[k, j]) / max(1.0, ref_total)
+        moved = float(np.hypot(*(shares[k, j, :2] - ref_share[:2])))
+        if ratio < 0.7 or ratio > 1.4 or moved > MIN_CHROMA_STEP:
+            break
+    else:
+        return stop
+    if (j - first) * step > WALL_TOP * die_px:
+        return stop
+    return end
+
+
+def _robust_line(pts: FloatArray, tol: float) -> tuple[FloatArray, FloatArray] | None:
     """A line (point, unit direction) through most of ``pts`` (N, 2): of the lines through
-    two of the points, the one with the least median distance to all, then refitted by
-    least squares to the points near it."""
+    two of the points, the one with the most points within ``tol`` pixels (ties: the least
+    median distance), then refitted by least squares to those points."""
     i, j = np.triu_indices(len(pts), k=1)
     e = pts[j] - pts[i]  # (pairs, 2)
     norm = np.hypot(e[:, 0], e[:, 1])
@@ -178,16 +426,80 @@ def _robust_line(pts: FloatArray) -> tuple[FloatArray, FloatArray] | None:
     i, e = i[keep], e[keep] / norm[keep, None]
     rel = pts[None, :, :] - pts[i][:, None, :]  # (pairs, points, 2)
     dist = np.abs(e[:, None, 0] * rel[..., 1] - e[:, None, 1] * rel[..., 0])
-    best = int(np.argmin(np.median(dist, axis=1)))
+    lim = max(1.0, tol)
+    count = (dist <= lim).sum(axis=1)
+    med = np.median(dist, axis=1)
+    best = int(np.lexsort((med, -count))[0])
     q0, e0 = pts[i[best]], e[best]
-    d0 = dist[best]
-    near = pts[d0 <= max(1.0, 2.0 * float(np.median(d0)) + 0.5)]
+    near = pts[dist[best] <= lim]
     if len(near) < 2:
         return np.asarray(q0, np.float64), np.asarray(e0, np.float64)
     c = near.mean(axis=0)
     _u, _s, vt = np.linalg.svd(near - c)
     e2 = vt[0] if float(np.dot(vt[0], e0)) >= 0 else -vt[0]
     return np.asarray(c, np.float64), np.asarray(e2, np.float64)
+
+
+def _robust_ellipse(
+    pts: npt.NDArray[np.float32], tol: float
+) -> tuple[tuple[float, float], tuple[float, float], float] | None:
+    """OpenCV's RotatedRect of the ellipse most of ``pts`` (N, 2) lie within ``tol`` of.
+
+    Ellipses through random fives of the points are scored by how many points lie near
+    them; the best is refitted to its near points.
+    """
+    n = len(pts)
+    if n < 6:
+        return None
+    rng = np.random.default_rng(0)
+    lim = max(1.5, tol)
+    best: tuple[int, float, npt.NDArray[np.bool_]] | None = None
+    # The fit to all points first: usually right, and the rest only has to beat it.
+    trials = [np.arange(n)] + [rng.choice(n, 6, replace=False) for _ in range(60)]
+    for sel in trials:
+        try:
+            box = cv2.fitEllipse(pts[sel])
+        except cv2.error:
+            continue
+        if min(box[1]) <= 1:
+            continue
+        d = _ellipse_distance(pts, box)
+        near = d <= lim
+        score = (int(near.sum()), -float(np.median(d)))
+        if best is None or score > (best[0], best[1]):
+            best = (score[0], score[1], near)
+    if best is None or best[0] < max(6, n // 2):
+        return None
+    inl = pts[best[2]]
+    box = cv2.fitEllipse(inl)
+    (cx, cy), (a, b), ang = box
+    return (float(cx), float(cy)), (float(a), float(b)), float(ang)
+
+
+def _ellipse_distance(pts: npt.NDArray[np.float32], box: cv2.typing.RotatedRect) -> FloatArray:
+    """Approximate distance (pixels) of each point to the ellipse ``box``."""
+    (cx, cy), (a, b), ang = box
+    poly = _ellipse_points((cx, cy), (a, b), ang, 72).astype(np.float32).reshape(-1, 1, 2)
+    return np.array(
+        [abs(cv2.pointPolygonTest(poly, (float(x), float(y)), True)) for x, y in pts],
+        np.float64,
+    )
+
+
+def _ellipse_points(
+    centre: tuple[float, float], axes: tuple[float, float], angle_deg: float, n: int
+) -> FloatArray:
+    """(n, 2) points on the ellipse given as OpenCV's RotatedRect (full axis lengths)."""
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    a, b = 0.5 * axes[0], 0.5 * axes[1]
+    ca, sa = np.cos(np.deg2rad(angle_deg)), np.sin(np.deg2rad(angle_deg))
+    x, y = a * np.cos(t), b * np.sin(t)
+    return np.stack([centre[0] + x * ca - y * sa, centre[1] + x * sa + y * ca], axis=1)
+
+
+def _signed_area(poly: FloatArray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
 
 
 def _any_near(pts: FloatArray, p: FloatArray, n: FloatArray, reach: float) -> bool:

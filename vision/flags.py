@@ -34,7 +34,7 @@ from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
 from calibration.floor import FloorFit, chromaticity, colour_distance, find_floor, work_copy
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
 from vision._lean import EdgeField, LeanScore, lean_score
-from vision._tray import refine_quad
+from vision._tray import refine_quad, refine_round
 from vision.result import DieReading, TrayOutline
 
 Image = npt.NDArray[np.uint8]
@@ -199,19 +199,8 @@ def _scene(
         )
     else:
         floor = find_floor(image, seeds_xy=centres, seed_radius_px=1.6 * median_size)
-    if floor is not None and floor.shape == "rect" and median_size > 2:
-        # The floor was found on a small copy from its lit colour; its sides may stop
-        # short of the walls in their shadow.
-        floor = replace(
-            floor,
-            polygon=refine_quad(
-                image,
-                floor.polygon,
-                median_size,
-                floor.lab_mean,
-                near_xy=np.array(centres, np.float64).reshape(-1, 2),
-            ),
-        )
+    if floor is not None and median_size > 2:
+        floor = _refined(image, floor, dice, median_size)
     if floor is not None and _most_dice_outside(floor.polygon, dice):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
         # else (a mat, a book); better no tray than every die called off the tray.
@@ -238,16 +227,42 @@ def _scene(
     )
 
 
+def _refined(
+    image: Image, floor: FloorFit, dice: Sequence[DieReading], median_size: float
+) -> FloorFit:
+    """The floor with its outline fitted again at full resolution (see :mod:`vision._tray`).
+
+    The floor was found on a small copy from its lit colour: its outline may stop short of
+    the walls in their shadow or take in a wall of a colour near the floor's.
+    """
+    dice_xys = np.array([(*d.center, d.size_px) for d in dice], np.float64).reshape(-1, 3)
+    if floor.shape == "rect":
+        polygon = refine_quad(image, floor.polygon, median_size, floor.lab_mean, dice_xy=dice_xys)
+    else:
+        polygon = refine_round(image, floor.polygon, median_size, floor.lab_mean, dice_xy=dice_xys)
+    return replace(floor, polygon=polygon)
+
+
 def _most_dice_outside(polygon: FloatArray, dice: Sequence[DieReading]) -> bool:
-    """True when at least two dice are given and most lie a die width or more outside."""
+    """True when at least two dice are given, most lie a die width or more outside and
+    hardly any lies inside.
+
+    Dice are thrown into the tray, so a "floor" that every die misses is something else
+    (a mat, a book). A real tray may still have more dice beside it than in it (two of
+    three dice thrown out), and a reader's false finds on a patterned table count here
+    too: a quarter of the dice well inside is enough to keep the floor.
+    """
     if len(dice) < 2:
         return False
     poly = polygon.astype(np.float32).reshape(-1, 1, 2)
-    outside = sum(
-        cv2.pointPolygonTest(poly, (float(d.center[0]), float(d.center[1])), True) < -d.size_px
+    depth = [
+        cv2.pointPolygonTest(poly, (float(d.center[0]), float(d.center[1])), True)
+        / max(1.0, d.size_px)
         for d in dice
-    )
-    return outside * 2 > len(dice)
+    ]
+    outside = sum(v < -1.0 for v in depth)
+    inside = sum(v > 0.5 for v in depth)
+    return outside * 2 > len(dice) and inside * 4 < len(dice)
 
 
 def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] | None:
