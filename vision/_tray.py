@@ -32,7 +32,9 @@ Image = npt.NDArray[np.uint8]
 REACH = 2.5
 #: How far beyond the old outline the profiles reach (die sides): past a wall's shadow
 #: and the wall's top, to tell the two apart.
-REACH_OUT = 4.0
+REACH_OUT = 5.0
+#: Widest penumbra of a wall's shadow (die sides) from where the floor's colour is lost.
+PENUMBRA = 2.0
 #: Widest wall top (die sides): a lit band beyond deep shade that ends within this is the
 #: wall's top; one that goes on is the table.
 WALL_TOP = 1.8
@@ -372,11 +374,11 @@ def _through_deep_shade(
     """
     n_off = total.shape[1]
     # The penumbra: darker and darker (its colour lost on the way, light bounced off a
-    # wall tints it), for at most a die side, down to deep shade.
+    # wall tints it), for at most PENUMBRA die sides, down to deep shade.
     j = stop + 1
-    limit = stop + 1 + round(die_px / step)
+    limit = stop + 1 + round(PENUMBRA * die_px / step)
     while j < min(n_off, limit) and ok_off[k, j] and not deep[k, j]:
-        if total[k, j] > 0.8 * bright or total[k, j] > 1.1 * total[k, j - 1] + 10.0:
+        if total[k, j] > 1.1 * total[k, j - 1] + 10.0:
             return stop
         j += 1
     if j >= n_off or not (deep[k, j] and ok_off[k, j]):
@@ -386,7 +388,13 @@ def _through_deep_shade(
     if float(before.min()) > 0.75 * bright:
         return stop
     end = j
-    while end + 1 < n_off and deep[k, end + 1] and ok_off[k, end + 1]:
+    # Shade goes on while deep, or floor-coloured and still dim (the floor's colour
+    # showing again in the shadow's noise).
+    while (
+        end + 1 < n_off
+        and ok_off[k, end + 1]
+        and (deep[k, end + 1] or (floor_like[k, end + 1] and total[k, end + 1] < 0.6 * bright))
+    ):
         end += 1
     if end + 1 >= n_off or not ok_off[k, end + 1]:
         return None

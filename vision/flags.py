@@ -68,7 +68,9 @@ COMMON_DICE = 3
 SUPPORT_ANGLE_DEG = 45.0
 #: The footprint may lie this share of a die side outside the found floor outline before
 #: the die counts as off the tray (the outline is found on a small copy of the photo).
-OFF_TRAY_MARGIN = 0.5
+OFF_TRAY_MARGIN = 0.65
+#: ...unless at least this share of a ring around it has the floor's colour.
+FLOOR_AROUND = 0.6
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
 #: Width (die sides) of the disc that opens a die's silhouette: a leak into a shadow or a
@@ -508,14 +510,17 @@ def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
     inside = look.inside
     if inside < -FAR_OUTSIDE:
         return [_off_tray(inside)]
-    if look.has_polygon and look.floor_share is not None:
-        # Far outside: on the table whatever the colours say. Just outside: the found
-        # outline may miss a shadowed strip or corner of floor, so the die must also stand
-        # among things that are not floor; the further out, the more floor may show
-        # around it (a die on the rim sees the floor below the wall).
-        need = 0.2 + 0.25 * float(np.clip((-inside - OFF_TRAY_MARGIN) / 0.9, 0.0, 1.0))
-        if inside < -OFF_TRAY_MARGIN and look.floor_share < need:
-            return [_off_tray(inside)]
+    # Far outside: on the table whatever the colours say. Just outside: the die is off the
+    # tray unless it stands among floor on most of its surroundings (the outline missed a
+    # strip of floor there). A die on the rim sees the wall's top, its face and the table;
+    # a grey wall can pass for a grey floor's colour, so only a clear majority counts.
+    if (
+        look.has_polygon
+        and look.floor_share is not None
+        and inside < -OFF_TRAY_MARGIN
+        and look.floor_share < FLOOR_AROUND
+    ):
+        return [_off_tray(inside)]
     shifted = look.shift is not None and look.overlap >= MIN_OVERLAP
     v = look.shift - common if look.shift is not None else np.zeros(2)
     cos_lim = math.cos(math.radians(SUPPORT_ANGLE_DEG))
