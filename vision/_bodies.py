@@ -7,7 +7,8 @@ heavily smoothed copy of the photo, takes compact blobs that differ from it and 
 size of the bodies of the dice already read (the dice of one photo lie at about one
 distance from the camera), and counts each blob's pips with
 :func:`vision._count.read_face`. A blob of dice touching a die already read (or a wall with
-dice against it) is searched with the read dice cut out of it. Counts below a least
+dice against it) is searched with the read dice cut out of it; a compact heap of dice
+touching only each other is split into as many dice as its area holds. Counts below a least
 confidence are dropped: a blob that is a coin, a hole in the board or a shadow has no pip
 layout, so it adds nothing.
 """
@@ -143,11 +144,28 @@ def find_body_dice(
             continue
         if i in holders:
             continue
-        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
-            continue
         x, y, cw, ch = (int(v) for v in stats[i, :4])
         if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
             continue  # cut by the frame: its face may be too
+        if _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected:
+            # Dice touching only each other: a heap, not a wall or a shadow's streak.
+            if _compact(labels[y : y + ch, x : x + cw] == i, area):
+                found.extend(
+                    _read_cluster(
+                        work,
+                        labels,
+                        stats[i],
+                        i,
+                        side,
+                        scale,
+                        taken,
+                        min_confidence,
+                        heap=round(area / expected),
+                    )
+                )
+            continue
+        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
+            continue
         if any(
             np.hypot(cents[i][0] / scale - tx, cents[i][1] / scale - ty) < 0.7 * ts
             for tx, ty, ts in taken
@@ -186,6 +204,16 @@ def find_body_dice(
     return found
 
 
+def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:
+    """Whether a blob is a heap of dice rather than a wall, a rim or a long shadow."""
+    contours, _ = cv2.findContours(
+        comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    (_rx, _ry), (ra, rb), _ang = cv2.minAreaRect(hull)
+    return area >= 0.6 * float(cv2.contourArea(hull)) and max(ra, rb) <= 3.0 * min(ra, rb)
+
+
 def _read_cluster(
     work: Image,
     labels: npt.NDArray[np.integer[Any]],
@@ -197,11 +225,14 @@ def _read_cluster(
     min_confidence: float,
     *,
     beside_taken: bool = False,
+    heap: int = 0,
 ) -> list[BodyDie]:
     """Dice in one blob of touching dice: with the taken dice cut out of the blob, a die
     square around each peak of the distance to the edge of what is left. ``side`` is a
     die's side in blob pixels, which are ``scale`` times the work image's. With
-    ``beside_taken`` only peaks within two dice of a taken die are read."""
+    ``beside_taken`` only peaks within two dice of a taken die are read. A ``heap`` of
+    that many dice touching only each other (a ridge, not peaks, in the distance) is split
+    into as many dice by k-means on its pixels instead."""
     h, w = work.shape[:2]
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
@@ -224,9 +255,22 @@ def _read_cluster(
             )
         peaks &= around.astype(bool)
     out: list[BodyDie] = []
-    half = 0.75 * side / scale
+    # A heap's dice are read in tighter windows: their neighbours' pips stand all round.
+    half = (0.55 if heap >= 2 else 0.75) * side / scale
     ys, xs = np.nonzero(peaks)
-    for i in np.argsort(-dist[ys, xs], kind="stable"):
+    order = np.argsort(-dist[ys, xs], kind="stable")
+    if heap >= 2:
+        pts = np.column_stack(np.nonzero(comp)[::-1]).astype(np.float32)
+        # Started from equal slices along the heap's long axis, so that the same photo
+        # always gives the same dice (OpenCV's random starts would not).
+        axis = np.linalg.eigh(np.cov((pts - pts.mean(axis=0)).T))[1][:, -1]
+        rank = np.argsort(np.argsort(pts @ axis, kind="stable"), kind="stable")
+        start = (rank * heap // len(pts)).astype(np.int32).reshape(-1, 1)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+        _c, _l, centres = cv2.kmeans(pts, heap, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+        xs, ys = np.round(centres[:, 0]).astype(int), np.round(centres[:, 1]).astype(int)
+        order = np.arange(heap)
+    for i in order:
         px, py = int(xs[i]), int(ys[i])
         cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
         near = taken + [(b.center[0], b.center[1], b.size) for b in out]

@@ -41,6 +41,10 @@ __all__ = ["DEFAULTS", "ReaderParams", "read_array", "read_bytes", "read_path"]
 Image = npt.NDArray[np.uint8]
 
 
+#: A "pip" at least this share of the other dice's median side is a die, not a pip.
+_GIANT_PIP = 0.7
+
+
 class _Die(NamedTuple):
     """A die found on the work image, before mapping back to the photo."""
 
@@ -90,6 +94,7 @@ def read_array(
                     fx, fy = scale_x / big_x, scale_y / big_y
                     more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
+    dice = _drop_giants(dice)
     if dice and params.body_dice:
         dice.extend(_body_dice(work, dice, params))
     readings = [
@@ -104,6 +109,25 @@ def read_array(
         for _diam, d in dice
     ]
     return reading_order(readings)
+
+
+def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
+    """The dice without "faces" whose pips are whole dice: small dark dice on a light
+    table (or light dice on a dark one) line up like the pips of one giant die.
+
+    A face is dropped when its pips are at least 0.7 times as wide as the other dice in the
+    photo (a pip spans about a fifth of its die's side): dice in one photo differ in size
+    by perspective and make, never so much.
+    """
+    if len(dice) < 3:
+        return dice
+    out = []
+    for k, (diam, d) in enumerate(dice):
+        others = [o.size for j, (_od, o) in enumerate(dice) if j != k]
+        if diam > _GIANT_PIP * float(np.median(others)):
+            continue
+        out.append((diam, d))
+    return out
 
 
 def _merge_enlarged(

@@ -99,3 +99,27 @@ def test_a_die_against_a_wall_beside_a_read_die_is_found(
     assert searched == [True]
     assert [b.value for b in found] == [3]
     assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 201) < 0.25 * SIDE
+
+
+def test_a_heap_of_dice_touching_only_each_other_is_found(art: SimpleNamespace) -> None:
+    img = art.background(480, 360, colour=(200, 205, 210))
+    read = [((90, 90), 5), ((390, 90), 2), ((90, 270), 4)]
+    heap = [((260, 230), 3), ((301, 232), 6)]
+    for centre, value in read + heap:
+        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in read]
+    found = find_body_dice(img, 0.75 * SIDE, taken)
+    assert sorted(b.value for b in found) == [3, 6]
+    for (x, y), value in heap:
+        (die,) = [b for b in found if b.value == value]
+        assert np.hypot(die.center[0] - x, die.center[1] - y) < 0.25 * SIDE
+
+
+def test_a_long_streak_is_not_read_as_a_heap_of_dice(art: SimpleNamespace) -> None:
+    img, layout = _tray(art)
+    # A dark bar (a wall's shadow) as long as five dice, with spots like pips on it.
+    cv2.rectangle(img, (130, 170), (350, 206), (40, 40, 160), -1)
+    for x in range(145, 350, 22):
+        cv2.circle(img, (x, 188), 4, (235, 235, 235), -1, cv2.LINE_AA)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
+    assert find_body_dice(img, 0.75 * SIDE, taken) == []

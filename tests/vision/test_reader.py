@@ -222,3 +222,20 @@ def test_a_lone_pip_with_another_pip_on_its_face_is_not_a_one(art: SimpleNamespa
     dice = read_array(img)
     assert [d.value for d in dice] == [None]
     assert dice[0].flags == ("uncertain",)
+
+
+def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
+    from vision.reader import _Die, _drop_giants
+
+    def die(x: float, size: float, value: int = 3) -> _Die:
+        return _Die(value, (x, 50.0), size, 0.9, ())
+
+    # Three dice 30 px wide with 6 px pips, and a "two" 120 px wide whose "pips" are 24 px
+    # blobs: two dark dice on a light table, lined up like a giant die's pips.
+    dice = [(6.0, die(50, 30)), (6.5, die(100, 31)), (5.5, die(150, 28)), (24.0, die(300, 120, 2))]
+    assert [d.size for _p, d in _drop_giants(dice)] == [30, 31, 28]
+    # Dice of two makes (pips of a big die still a fifth of its side) all stay.
+    mixed = [(6.0, die(50, 30)), (6.0, die(100, 30)), (9.0, die(150, 45)), (9.5, die(200, 46))]
+    assert _drop_giants(mixed) == mixed
+    # With fewer than three dice there is nothing to compare with.
+    assert _drop_giants(dice[2:]) == dice[2:]
