@@ -71,6 +71,10 @@ SUPPORT_ANGLE_DEG = 45.0
 OFF_TRAY_MARGIN = 0.65
 #: ...unless at least this share of a ring around it has the floor's colour.
 FLOOR_AROUND = 0.6
+#: A tray floor is at least this many die sides wide and this many die areas large; a
+#: smaller "floor" is something else (a cable, a patch of table between dice).
+MIN_FLOOR_WIDTH = 4.0
+MIN_FLOOR_AREA = 30.0
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
 #: Width (die sides) of the disc that opens a die's silhouette: a leak into a shadow or a
@@ -203,7 +207,10 @@ def _scene(
         floor = find_floor(image, seeds_xy=centres, seed_radius_px=1.6 * median_size)
     if floor is not None and median_size > 2:
         floor = _refined(image, floor, dice, median_size)
-    if floor is not None and _most_dice_outside(floor.polygon, dice):
+    if floor is not None and not _holds_dice(floor.polygon, median_size):
+        # Too small or too thin to throw dice into: a cable, a patch of the table.
+        floor = None
+    if floor is not None and _most_dice_outside(floor.polygon, dice, (w, h)):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
         # else (a mat, a book); better no tray than every die called off the tray.
         floor = None
@@ -245,16 +252,40 @@ def _refined(
     return replace(floor, polygon=polygon)
 
 
-def _most_dice_outside(polygon: FloatArray, dice: Sequence[DieReading]) -> bool:
-    """True when at least two dice are given, most lie a die width or more outside and
-    hardly any lies inside.
+def _holds_dice(polygon: FloatArray, die_px: float) -> bool:
+    """True when a floor outline (N, 2) pixels is wide and large enough for dice of side
+    ``die_px`` pixels to be thrown into (no dice known: any outline)."""
+    if die_px <= 2:
+        return True
+    (_cx, _cy), (a, b), _ang = cv2.minAreaRect(polygon.astype(np.float32))
+    area = float(cv2.contourArea(polygon.astype(np.float32)))
+    return min(a, b) >= MIN_FLOOR_WIDTH * die_px and area >= MIN_FLOOR_AREA * die_px * die_px
 
-    Dice are thrown into the tray, so a "floor" that every die misses is something else
-    (a mat, a book). A real tray may still have more dice beside it than in it (two of
-    three dice thrown out), and a reader's false finds on a patterned table count here
-    too: a quarter of the dice well inside is enough to keep the floor.
+
+def _most_dice_outside(
+    polygon: FloatArray, dice: Sequence[DieReading], image_size: tuple[int, int]
+) -> bool:
+    """True when a floor cut by the photo's frame has most dice a die width or more
+    outside it and hardly any inside; ``image_size`` (w, h).
+
+    Dice are thrown into the tray, so a "floor" that the dice miss is likely something
+    else: a shaded corner of a board or a table, which the frame cuts. A floor seen whole,
+    clear of the frame, is a tray: dice beside it are off it (two of three dice thrown
+    out, or a reader that found only those). A quarter of the dice well inside is enough
+    to keep any floor (a reader's false finds on a patterned table count here too).
     """
-    if len(dice) < 2:
+    if not dice:
+        return False
+    w, h = image_size
+    gap = 0.01 * min(w, h)
+    xs, ys = polygon[:, 0], polygon[:, 1]
+    clear = (
+        float(xs.min()) > gap
+        and float(ys.min()) > gap
+        and float(xs.max()) < w - 1 - gap
+        and float(ys.max()) < h - 1 - gap
+    )
+    if clear:
         return False
     poly = polygon.astype(np.float32).reshape(-1, 1, 2)
     depth = [
