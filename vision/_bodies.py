@@ -38,6 +38,15 @@ class BodyDie(NamedTuple):
     pip_diam: float
 
 
+class BodyPass(NamedTuple):
+    """What the body pass found: the dice it read, and for each taken die the turn of its
+    own body's edges in degrees in [0, 90) (None where its body is shared with other dice,
+    cut by the frame or not square)."""
+
+    dice: list[BodyDie]
+    turns: list[float | None]
+
+
 #: The floor model is built at this many pixels per die side (coarse is enough: it must
 #: only follow the light falling off across the tray).
 _MODEL_PX_PER_DIE = 3.0
@@ -50,6 +59,9 @@ _AREA_RANGE = (0.5, 1.7)
 #: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
 #: the dice read in it).
 _MAX_CLUSTER = 8.0
+#: A lone die's body is square when its sides differ by at most this ratio (its shadow
+#: lengthens it a little).
+_SQUARE = 1.35
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
@@ -63,17 +75,18 @@ def find_body_dice(
     taken: list[tuple[float, float, float]],
     *,
     min_confidence: float = 0.8,
-) -> list[BodyDie]:
+) -> BodyPass:
     """Dice in ``work`` (H, W, 3 BGR uint8) that are not ``taken``, read one by one.
 
     ``taken`` holds ``(x, y, side)`` of the dice already read (work pixels) and
     ``die_side`` their typical side as their pips suggest; the bodies of the taken dice
     give the size a body must have. A blob that holds a taken die is skipped. Readings
-    below ``min_confidence`` are dropped.
+    below ``min_confidence`` are dropped. The turns of the taken dice's own bodies come
+    back too, to check the faces read on them.
     """
     h, w = work.shape[:2]
     if die_side < 6.0 or min(h, w) < 4 * die_side or not taken:
-        return []
+        return BodyPass([], [None] * len(taken))
     # Bodies are looked for at about _BODY_PX pixels per die; pips are read at full size.
     # Bilinear reduction: a third of pixel averaging's cost, and the threshold below follows
     # the noise it leaves.
@@ -109,12 +122,20 @@ def find_body_dice(
     labels = np.asarray(labels_mat, np.int32)
     # The taken dice's own bodies say how big a die's blob is here.
     holders: dict[int, int] = {}
+    held: list[int] = []
     for tx, ty, _ts in taken:
         ix = int(np.clip(round(tx * scale), 0, bw_ - 1))
         iy = int(np.clip(round(ty * scale), 0, bh_ - 1))
         lab_id = int(labels[iy, ix])
+        held.append(lab_id)
         if lab_id:
             holders[lab_id] = holders.get(lab_id, 0) + 1
+    turns = [
+        _turn(labels, stats[i], i)
+        if i and holders[i] == 1 and _inside(stats[i], bw_, bh_)
+        else None
+        for i in held
+    ]
     single = [float(stats[i, cv2.CC_STAT_AREA]) for i, c in holders.items() if c == 1]
     if len(single) >= 2:
         expected = float(np.median(single))
@@ -201,7 +222,26 @@ def find_body_dice(
                 float(pips[:, 2].mean()),
             )
         )
-    return found
+    return BodyPass(found, turns)
+
+
+def _inside(stat: npt.NDArray[np.integer[Any]], width: int, height: int) -> bool:
+    """Whether a blob's box stays clear of the image's edges."""
+    x, y, cw, ch = (int(v) for v in stat[:4])
+    return x > 0 and y > 0 and x + cw < width and y + ch < height
+
+
+def _turn(
+    labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
+) -> float | None:
+    """The turn of a lone die's body edges, degrees in [0, 90); None if it is not square."""
+    x, y, cw, ch = (int(v) for v in stat[:4])
+    comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    (_rx, _ry), (ra, rb), angle = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    if min(ra, rb) < 4.0 or max(ra, rb) > _SQUARE * min(ra, rb):
+        return None
+    return float(angle) % 90.0
 
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:

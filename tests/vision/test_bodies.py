@@ -26,7 +26,7 @@ def _tray(art: SimpleNamespace) -> tuple[np.ndarray, list[tuple[tuple[int, int],
 def test_a_die_not_yet_read_is_found_by_its_body_and_counted(art: SimpleNamespace) -> None:
     img, layout = _tray(art)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
-    found = find_body_dice(img, 0.75 * SIDE, taken)
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
     assert [b.value for b in found] == [layout[-1][1]]
     (x, y), _v = layout[-1]
     assert np.hypot(found[0].center[0] - x, found[0].center[1] - y) < 0.2 * SIDE
@@ -36,7 +36,7 @@ def test_a_die_not_yet_read_is_found_by_its_body_and_counted(art: SimpleNamespac
 def test_dice_already_read_are_not_read_again(art: SimpleNamespace) -> None:
     img, layout = _tray(art)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
-    assert find_body_dice(img, 0.75 * SIDE, taken) == []
+    assert find_body_dice(img, 0.75 * SIDE, taken).dice == []
 
 
 def test_blobs_without_pips_add_nothing(art: SimpleNamespace) -> None:
@@ -45,7 +45,7 @@ def test_blobs_without_pips_add_nothing(art: SimpleNamespace) -> None:
     cv2.circle(img, (240, 260), 20, (90, 140, 180), -1, cv2.LINE_AA)
     cv2.rectangle(img, (200, 180), (236, 216), (60, 60, 60), -1)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
-    assert find_body_dice(img, 0.75 * SIDE, taken) == []
+    assert find_body_dice(img, 0.75 * SIDE, taken).dice == []
 
 
 def test_a_die_touching_a_read_die_is_found(art: SimpleNamespace) -> None:
@@ -54,7 +54,7 @@ def test_a_die_touching_a_read_die_is_found(art: SimpleNamespace) -> None:
     for centre, value in dice:
         art.draw_die(img, centre, SIDE, value, body=(40, 40, 160))
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
-    found = find_body_dice(img, 0.75 * SIDE, taken)
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
     assert [b.value for b in found] == [6]
     assert np.hypot(found[0].center[0] - 161, found[0].center[1] - 262) < 0.25 * SIDE
 
@@ -95,7 +95,7 @@ def test_a_die_against_a_wall_beside_a_read_die_is_found(
 
     monkeypatch.setattr(bodies, "_read_cluster", spy)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
-    found = find_body_dice(img, 0.75 * SIDE, taken)
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
     assert searched == [True]
     assert [b.value for b in found] == [3]
     assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 201) < 0.25 * SIDE
@@ -108,7 +108,7 @@ def test_a_heap_of_dice_touching_only_each_other_is_found(art: SimpleNamespace) 
     for centre, value in read + heap:
         art.draw_die(img, centre, SIDE, value, body=(40, 40, 160))
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in read]
-    found = find_body_dice(img, 0.75 * SIDE, taken)
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
     assert sorted(b.value for b in found) == [3, 6]
     for (x, y), value in heap:
         (die,) = [b for b in found if b.value == value]
@@ -122,4 +122,17 @@ def test_a_long_streak_is_not_read_as_a_heap_of_dice(art: SimpleNamespace) -> No
     for x in range(145, 350, 22):
         cv2.circle(img, (x, 188), 4, (235, 235, 235), -1, cv2.LINE_AA)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
-    assert find_body_dice(img, 0.75 * SIDE, taken) == []
+    assert find_body_dice(img, 0.75 * SIDE, taken).dice == []
+
+
+def test_the_turn_of_each_lone_read_die_comes_back(art: SimpleNamespace) -> None:
+    img = art.background(480, 360, colour=(200, 205, 210))
+    layout = [((90, 90), 5, 20.0), ((390, 90), 3, 65.0), ((240, 270), 2, 0.0), ((281, 272), 4, 0.0)]
+    for centre, value, angle in layout:
+        art.draw_die(img, centre, SIDE, value, angle_deg=angle, body=(40, 40, 160))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v, _a in layout]
+    turns = find_body_dice(img, 0.75 * SIDE, taken).turns
+    assert turns[0] is not None and abs(turns[0] - 20.0) < 6.0
+    assert turns[1] is not None and abs(turns[1] - 65.0) < 6.0
+    # Two dice touching share one body: its turn says nothing about either.
+    assert turns[2:] == [None, None]

@@ -239,3 +239,20 @@ def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
     assert _drop_giants(mixed) == mixed
     # With fewer than three dice there is nothing to compare with.
     assert _drop_giants(dice[2:]) == dice[2:]
+
+
+def test_a_three_fitted_across_its_die_is_not_read() -> None:
+    from vision.reader import _Die, _turned_against
+
+    square = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
+    diamond = ((5.0, 0.0), (10.0, 5.0), (5.0, 10.0), (0.0, 5.0))
+    three = _Die(3, (5.0, 5.0), 10.0, 0.9, diamond)
+    # The body's edges run at 0 degrees and the fitted face at 45: a row of a six.
+    assert _turned_against(three, 0.0)
+    assert _turned_against(three, 88.0)
+    assert not _turned_against(three, 40.0)
+    assert not _turned_against(three._replace(outline=square), 3.0)
+    assert not _turned_against(three._replace(outline=square), 87.0)
+    # Faces with pips off the diagonal, and dice without a lone body, are left alone.
+    assert not _turned_against(three._replace(value=6), 0.0)
+    assert not _turned_against(three, None)
