@@ -35,6 +35,8 @@ REACH = 2.5
 REACH_OUT = 5.0
 #: Widest penumbra of a wall's shadow (die sides) from where the floor's colour is lost.
 PENUMBRA = 2.0
+#: Narrowest penumbra (die sides): a fall into deep shade quicker than this is a crease.
+MIN_PENUMBRA = 0.3
 #: Widest wall top (die sides): a lit band beyond deep shade that ends within this is the
 #: wall's top; one that goes on is the table.
 WALL_TOP = 1.8
@@ -258,14 +260,8 @@ def _edge_offsets(
     flat_y = my.reshape(-1, my.shape[-1])
     samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
     samples = samples.reshape(*mx.shape, 3)
-    samples[~usable] = np.nan
     ok_off = usable.mean(axis=2) >= 0.4
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            prof = np.nanmedian(samples, axis=2)  # (places, offsets, 3) B, G, R
+    prof = _masked_median(samples, usable)  # (places, offsets, 3) B, G, R
     prof = np.where(ok_off[..., None], prof, 0.0)
     total = prof.sum(axis=2)
     shares = prof / np.maximum(total, 1.0)[..., None]
@@ -312,6 +308,20 @@ def _edge_offsets(
     return out
 
 
+def _masked_median(samples: npt.NDArray[np.float32], usable: npt.NDArray[np.bool_]) -> FloatArray:
+    """Median over the last sample axis of ``samples`` (..., S, 3) of the usable ones
+    (..., S); the lower middle one for an even count, 0 where none is usable."""
+    big = np.float32(1e9)
+    masked = np.where(usable[..., None], samples, big)
+    ordered = np.sort(masked, axis=-2)
+    count = usable.sum(axis=-1)
+    mid = np.maximum(count - 1, 0) // 2
+    picked = np.take_along_axis(ordered, mid[..., None, None].repeat(3, axis=-1), axis=-2)[
+        ..., 0, :
+    ]
+    return np.asarray(np.where(count[..., None] > 0, picked, 0.0), np.float64)
+
+
 def _first_step(
     total: FloatArray,
     ok: npt.NDArray[np.bool_],
@@ -329,14 +339,15 @@ def _first_step(
     it more gradually, over its penumbra, and deeper.
     """
     for o in range(start + span, stop - span + 1):
+        # The cheap test first: most offsets show no fall at all.
+        if not (ok[o] and ok[o + span] and total[o + span] < STEP_DROP * total[o]):
+            continue
         before = total[start:o][ok[start:o]]
         after = total[o + span : stop + 1][ok[o + span : stop + 1]]
         if before.size < span or after.size < span:
             continue
         hi = float(np.median(before[-3 * span :]))
         lo = float(np.median(after))
-        if not ok[o] or not ok[o + span]:
-            continue
         # A fall into deep shade is left to :func:`_through_deep_shade`.
         if (
             total[o + span] < STEP_DROP * total[o]
@@ -383,11 +394,14 @@ def _through_deep_shade(
         j += 1
     if j >= n_off or not (deep[k, j] and ok_off[k, j]):
         return stop
-    # The floor's own brightness just before: it must be below the lit floor's already.
-    before = total[k, max(0, j - 3) : j]
-    if float(before.min()) > 0.75 * bright:
+    # A penumbra, not a crease: the fall from three quarters of the lit floor's
+    # brightness down to deep shade takes a share of a die (a wall's dark face meets the
+    # lit floor at once).
+    lit = np.nonzero(total[k, :j] >= 0.75 * bright)[0]
+    last_lit = int(lit[-1]) if lit.size else 0
+    if (j - last_lit) * step < MIN_PENUMBRA * die_px:
         return stop
-    end = j
+    end = deep_start = j
     # Shade goes on while deep, or floor-coloured and still dim (the floor's colour
     # showing again in the shadow's noise).
     while (
@@ -418,7 +432,12 @@ def _through_deep_shade(
         return stop
     if (j - first) * step > WALL_TOP * die_px:
         return stop
-    return end
+    # The crease is the darkest line of the shade (the floor's corner with the wall gets
+    # the least light); a wall's face beyond it, lit a little, is brighter again.
+    shade = total[k, deep_start : end + 1]
+    padded = np.concatenate([shade[:1], shade, shade[-1:]])
+    smooth = (padded[:-2] + padded[1:-1] + padded[2:]) / 3.0
+    return deep_start + int(np.argmin(smooth))
 
 
 def _robust_line(pts: FloatArray, tol: float) -> tuple[FloatArray, FloatArray] | None:
@@ -485,13 +504,16 @@ def _robust_ellipse(
 
 
 def _ellipse_distance(pts: npt.NDArray[np.float32], box: cv2.typing.RotatedRect) -> FloatArray:
-    """Approximate distance (pixels) of each point to the ellipse ``box``."""
+    """Distance (pixels) of each point to the ellipse ``box``, along the ray from its
+    centre (close to the true distance for the near-round floors looked at here)."""
     (cx, cy), (a, b), ang = box
-    poly = _ellipse_points((cx, cy), (a, b), ang, 72).astype(np.float32).reshape(-1, 1, 2)
-    return np.array(
-        [abs(cv2.pointPolygonTest(poly, (float(x), float(y)), True)) for x, y in pts],
-        np.float64,
-    )
+    ca, sa = np.cos(np.deg2rad(ang)), np.sin(np.deg2rad(ang))
+    dx = pts[:, 0].astype(np.float64) - cx
+    dy = pts[:, 1].astype(np.float64) - cy
+    u = (dx * ca + dy * sa) / max(1e-9, 0.5 * a)
+    v = (-dx * sa + dy * ca) / max(1e-9, 0.5 * b)
+    r = np.maximum(np.hypot(u, v), 1e-9)
+    return np.asarray(np.hypot(dx, dy) * np.abs(1.0 - 1.0 / r), np.float64)
 
 
 def _ellipse_points(
