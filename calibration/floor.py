@@ -33,7 +33,9 @@ class FloorFit:
     ``polygon`` is (N, 2) float64, counter-clockwise in image coordinates; ``shape`` is
     ``"rect"`` (N = 4, the floor's corners) or ``"round"`` (N = 48 points of an ellipse).
     ``lab_mean`` and ``lab_std`` are the floor colour in OpenCV's 8-bit Lab (L, a, b in
-    0-255). ``visible_share`` is the share of the polygon that was seen as floor colour.
+    0-255). ``visible_share`` is the share of the polygon that was seen as floor colour;
+    ``frame_share`` the share of the photo's edge pixels that are floor (0 for a floor
+    seen whole).
     """
 
     polygon: FloatArray
@@ -43,6 +45,7 @@ class FloorFit:
     visible_share: float
     image_size: tuple[int, int]
     chroma: tuple[float, float] = (1 / 3, 1 / 3)
+    frame_share: float = 0.0
 
 
 def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, float]:
@@ -151,6 +154,8 @@ def find_floor(
     pix = lab[::2, ::2][sub]
     mean = pix.mean(axis=0)
     std = pix.std(axis=0)
+    edge = np.concatenate([region[0, :], region[-1, :], region[:, 0], region[:, -1]])
+    frame_share = float(np.count_nonzero(edge)) / edge.size
     polygon, shape, share = _outline(region)
     blur = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
     if shape == "rect":
@@ -168,6 +173,7 @@ def find_floor(
         visible_share=share,
         image_size=(w, h),
         chroma=(float(chroma[0]), float(chroma[1])),
+        frame_share=frame_share,
     )
 
 

@@ -73,7 +73,7 @@ OFF_TRAY_MARGIN = 0.65
 FLOOR_AROUND = 0.6
 #: A tray floor is at least this many die sides wide and this many die areas large; a
 #: smaller "floor" is something else (a cable, a patch of table between dice).
-MIN_FLOOR_WIDTH = 4.0
+MIN_FLOOR_WIDTH = 5.0
 MIN_FLOOR_AREA = 30.0
 #: A footprint this many die sides outside the outline is off the tray whatever the colours.
 FAR_OUTSIDE = 2.2
@@ -210,7 +210,7 @@ def _scene(
     if floor is not None and not _holds_dice(floor.polygon, median_size):
         # Too small or too thin to throw dice into: a cable, a patch of the table.
         floor = None
-    if floor is not None and _most_dice_outside(floor.polygon, dice, (w, h)):
+    if floor is not None and _most_dice_outside(floor, dice):
         # Dice are thrown into the tray: a "floor" that most of them miss is something
         # else (a mat, a book); better no tray than every die called off the tray.
         floor = None
@@ -262,25 +262,26 @@ def _holds_dice(polygon: FloatArray, die_px: float) -> bool:
     return min(a, b) >= MIN_FLOOR_WIDTH * die_px and area >= MIN_FLOOR_AREA * die_px * die_px
 
 
-def _most_dice_outside(
-    polygon: FloatArray, dice: Sequence[DieReading], image_size: tuple[int, int]
-) -> bool:
+def _most_dice_outside(floor: FloorFit, dice: Sequence[DieReading]) -> bool:
     """True when a floor cut by the photo's frame has most dice a die width or more
-    outside it and hardly any inside; ``image_size`` (w, h).
+    outside it and hardly any inside.
 
     Dice are thrown into the tray, so a "floor" that the dice miss is likely something
-    else: a shaded corner of a board or a table, which the frame cuts. A floor seen whole,
-    clear of the frame, is a tray: dice beside it are off it (two of three dice thrown
-    out, or a reader that found only those). A quarter of the dice well inside is enough
-    to keep any floor (a reader's false finds on a patterned table count here too).
+    else: a shaded corner of a board or a table, a patch between a cable and the frame.
+    A floor seen whole, clear of the frame, is a tray: dice beside it are off it (two of
+    three dice thrown out, or a reader that found only those). A quarter of the dice well
+    inside is enough to keep any floor (a reader's false finds on a patterned table count
+    here too).
     """
     if not dice:
         return False
-    w, h = image_size
+    polygon = floor.polygon
+    w, h = floor.image_size
     gap = 0.01 * min(w, h)
     xs, ys = polygon[:, 0], polygon[:, 1]
     clear = (
-        float(xs.min()) > gap
+        floor.frame_share == 0.0
+        and float(xs.min()) > gap
         and float(ys.min()) > gap
         and float(xs.max()) < w - 1 - gap
         and float(ys.max()) < h - 1 - gap
