@@ -24,6 +24,9 @@ FLOOR_WORK_SIDE = 320
 #: Weight of lightness against the two colour axes in the Lab distance: floor shading and
 #: wall shadows change lightness far more than colour.
 _L_WEIGHT = 0.5
+#: Least share of a region's outline that its own colour fills: a floor's holes are dice
+#: and their shadows; a table around a tray of its colour has the whole tray as a hole.
+MIN_OWN = 0.8
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,9 @@ def _candidate_colours(
                 colours.append(lab[iy, ix].astype(np.float32))
         # Most frequent colours first (the floor is usually what most samples hit); shades
         # of one surface (lightness differences) count as one colour.
-        colours.sort(key=lambda c: -sum(_near(c, o, 10.0) for o in colours))
+        # (Counted against a copy: while a list is sorted, it reads as empty.)
+        samples = list(colours)
+        colours.sort(key=lambda c: -sum(_near(c, o, 10.0) for o in samples))
         kept = 0
         for c in colours:
             if kept == 4:
@@ -270,7 +275,7 @@ def _grow(
             continue
         solidity = c_area / hull_area
         own = float(np.count_nonzero(comp)) / max(1.0, c_area)
-        if solidity < 0.85 or own < 0.8:
+        if solidity < 0.85 or own < MIN_OWN:
             continue
         inside = sum(
             cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in seeds
@@ -335,20 +340,52 @@ def ellipse_polygon(
 
 
 def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
-    """Four corners approximating a convex hull (the polygon simplified until four remain)."""
+    """Four corners approximating a convex hull: the lines of its four longest straight
+    stretches, met. Dice crowding a corner cut it off the floor's hull with a short
+    slanted stretch, which must not become a side."""
     peri = float(cv2.arcLength(hull, True))
+    approx = cv2.approxPolyDP(hull, 0.02 * peri, True).reshape(-1, 2).astype(np.float64)
+    if len(approx) > 4:
+        quad = _longest_sides_quad(approx, float(cv2.contourArea(hull)))
+        if quad is not None:
+            return quad
     best = None
     for frac in np.linspace(0.005, 0.12, 40):
-        approx = cv2.approxPolyDP(hull, frac * peri, True)
-        if len(approx) == 4:
-            best = approx
+        approx4 = cv2.approxPolyDP(hull, frac * peri, True)
+        if len(approx4) == 4:
+            best = approx4
             break
-        if len(approx) < 4:
+        if len(approx4) < 4:
             break
     if best is None:
         rect = cv2.minAreaRect(hull)
         return cv2.boxPoints(rect).astype(np.float64)
     return best.reshape(-1, 2).astype(np.float64)
+
+
+def _longest_sides_quad(poly: FloatArray, hull_area: float) -> FloatArray | None:
+    """The quadrilateral on the lines of the four longest sides of the convex ``poly``
+    (N, 2), kept in order; None when it does not look like the same floor (not convex, or
+    far larger than the hull of ``hull_area`` pixels)."""
+    n = len(poly)
+    lengths = np.hypot(*(np.roll(poly, -1, axis=0) - poly).T)
+    keep = np.sort(np.argsort(-lengths)[:4])
+    corners = []
+    for a, b in zip(keep, np.roll(keep, -1), strict=True):
+        p1, d1 = poly[a], poly[(a + 1) % n] - poly[a]
+        p2, d2 = poly[b], poly[(b + 1) % n] - poly[b]
+        m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
+        if abs(float(np.linalg.det(m))) < 1e-9:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + t[0] * d1)
+    quad = np.array(corners, np.float64)
+    area = float(cv2.contourArea(quad.astype(np.float32)))
+    if not cv2.isContourConvex(quad.astype(np.float32)) or not (
+        hull_area <= area <= 1.25 * hull_area
+    ):
+        return None
+    return quad
 
 
 def _extend_into_shadow(

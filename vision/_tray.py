@@ -12,11 +12,12 @@ ignores noise; samples on the dice are left out, so a die does not end the floor
 Walking outwards from well inside the floor, the floor ends at the first segment whose
 chromaticity (each of B, G, R as a share of their sum) is not the floor's: a shadow scales
 B, G and R together, which leaves their shares alone, while a wall or the table has its own
-colour. A shadow too deep for its colour to be told continues the floor when the floor
-darkens into it gradually (a wall's shadow) and the deep part ends in something clearly
-not floor. A box tray's side is then the straight line through those edge points that most
-of them lie near; a round tray's floor is the ellipse most of them lie near. A die or a
-glare at one place cannot move either.
+colour. A wall's face of a colour near the floor's still ends it: the brightness falls
+sharply at the crease and stays down. A shadow too deep for its colour to be told
+continues the floor when the floor darkens into it gradually (a wall's shadow); the floor
+then ends at the darkest line of the shade, the crease. A box tray's side is then the
+straight line through those edge points that most of them lie near; a round tray's floor
+is the ellipse most of them lie near. A die or a glare at one place cannot move either.
 """
 
 from __future__ import annotations
@@ -30,16 +31,12 @@ Image = npt.NDArray[np.uint8]
 
 #: Furthest the outline is searched, outwards and inwards, in die sides.
 REACH = 2.5
-#: How far beyond the old outline the profiles reach (die sides): past a wall's shadow
-#: and the wall's top, to tell the two apart.
+#: How far beyond the old outline the profiles reach (die sides): past a wall's shadow.
 REACH_OUT = 5.0
 #: Widest penumbra of a wall's shadow (die sides) from where the floor's colour is lost.
 PENUMBRA = 2.0
 #: Narrowest penumbra (die sides): a fall into deep shade quicker than this is a crease.
 MIN_PENUMBRA = 0.3
-#: Widest wall top (die sides): a lit band beyond deep shade that ends within this is the
-#: wall's top; one that goes on is the table.
-WALL_TOP = 1.8
 #: Places along each box side where the edge is looked for.
 PLACES = 13
 #: Places around a round floor where the edge is looked for.
@@ -299,9 +296,7 @@ def _edge_offsets(
         stop = _first_step(
             total[k], ok_off[k], start, stop, max(2, round(0.3 * die_px / step)), deep_level
         )
-        last = _through_deep_shade(
-            k, stop, total, deep, ok_off, floor_like, bright, shares, step, die_px
-        )
+        last = _through_deep_shade(k, stop, total, deep, ok_off, floor_like, bright, step, die_px)
         if last is None or last + 1 >= len(offs):
             continue
         out[k] = 0.5 * (offs[last] + offs[last + 1])
@@ -370,18 +365,18 @@ def _through_deep_shade(
     ok_off: npt.NDArray[np.bool_],
     floor_like: npt.NDArray[np.bool_],
     bright: float,
-    shares: FloatArray,
     step: float,
     die_px: float,
 ) -> int | None:
     """The last offset of floor at place ``k`` when the floor's run ending at ``stop`` goes
     on into deep shade; ``stop`` itself when it does not; None when it cannot be told.
 
-    A wall's shadow darkens the floor gradually, down to where its colour is lost; that
-    deep shade is floor up to the wall. It counts only when the floor was already darkening
-    where its colour ended (not a step from lit floor to a dark wall) and when the deep part
-    ends in something brighter within the search (a dark table or wall all the way out
-    cannot be told from shade).
+    A wall's shadow darkens the floor gradually (its penumbra), down to where its colour
+    is lost; that deep shade is floor up to the wall. It counts only when the fall into it
+    takes a share of a die (a dark wall's face meets lit floor at once) and when the shade
+    ends within the search in something that is not lit floor. The floor ends at the
+    darkest line of the shade: the crease, which gets the least light; a wall's face
+    beyond it is lit a little.
     """
     n_off = total.shape[1]
     # The penumbra: darker and darker (its colour lost on the way, light bounced off a
@@ -414,23 +409,6 @@ def _through_deep_shade(
         return None
     if floor_like[k, end + 1]:
         # Lit floor again beyond the shade (a die's shadow, a dark speck): go on from there.
-        return stop
-    # Beyond the shade: the wall's top, then the table. A band that goes on unchanged past
-    # a wall top's width is the table itself: the shade took in the whole wall (a dark
-    # wall), so where the floor ended in it cannot be told.
-    first = end + 1
-    ref_total = float(total[k, first])
-    ref_share = shares[k, first]
-    j = first
-    while j + 1 < n_off and ok_off[k, j + 1]:
-        j += 1
-        ratio = float(total[k, j]) / max(1.0, ref_total)
-        moved = float(np.hypot(*(shares[k, j, :2] - ref_share[:2])))
-        if ratio < 0.7 or ratio > 1.4 or moved > MIN_CHROMA_STEP:
-            break
-    else:
-        return stop
-    if (j - first) * step > WALL_TOP * die_px:
         return stop
     # The crease is the darkest line of the shade (the floor's corner with the wall gets
     # the least light); a wall's face beyond it, lit a little, is brighter again.

@@ -48,7 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 #: die's pixels, and the reader's centre a few pixels off), so only a clear lean counts:
 #: 0.18 flags 11% of the renders' 15+ degree leans when the dice are placed from the
 #: truth, but 1% of flat dice with the reader's positions; 0.22 keeps those at 0.2%.
-LEAN_SHIFT = 0.22
+LEAN_SHIFT = 0.18
 #: Edge evidence (see :mod:`vision._lean`): a die also leans when the leaning cube's edges
 #: fit the photo better than the flat cube's by this share of the flat fit and its
 #: silhouette reaches at least EDGE_SHIFT die sides towards the same support. Neither is
@@ -67,8 +67,10 @@ COMMON_DICE = 3
 #: A support (wall or die) counts when the shift points at it within this angle (degrees).
 SUPPORT_ANGLE_DEG = 45.0
 #: The footprint may lie this share of a die side outside the found floor outline before
-#: the die counts as off the tray (the outline is found on a small copy of the photo).
-OFF_TRAY_MARGIN = 0.65
+#: the die counts as off the tray. A flat die's footprint lies at least half a die inside
+#: the floor's edge; a die on the rim or the table at least a wall's thickness outside it
+#: (a third of a die or more): the cut lies between, with room for the outline's error.
+OFF_TRAY_MARGIN = 0.4
 #: ...unless at least this share of a ring around it has the floor's colour.
 FLOOR_AROUND = 0.6
 #: A tray floor is at least this many die sides wide and this many die areas large; a
@@ -430,8 +432,8 @@ def _look(
     look.floor_share = m[5] if m is not None else 0.0
     if m is None or not can_lean:
         return look
-    mask, x0, y0, scale, valid, _share = m
-    measured = _lean_shift(die, scene, mask, valid, x0, y0, scale)
+    mask, x0, y0, scale, _valid, _share = m
+    measured = _lean_shift(die, scene, mask, x0, y0, scale)
     if measured is not None:
         look.shift, look.overlap = measured
     return look
@@ -752,12 +754,16 @@ def _measure_window(
     c_diff = cv2.subtract(chroma, (float(c_floor[0]), float(c_floor[1]), 0.0, 0.0))  # type: ignore[call-overload]
     c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
     die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
-    if floor_px.sum() >= 8:
-        # Floor in a shadow is still floor (the chromaticity test above calls dark floor
-        # grey, so a wall's or a die's shadow would join the die).
-        die_px &= ~_in_floor_shade(blurred, floor_px)
     if die_centre is not None:
         die_px = _unlike_surroundings(blurred, lab, px, py, die_centre, s, ring)
+    if floor_px.sum() >= 8:
+        # Floor in a shadow is still floor (the chromaticity test above calls dark floor
+        # grey, and a shadow is unlike the lit floor filled in behind the die, so a wall's
+        # or a die's own shadow would join the die and pull its silhouette away from
+        # where it leans). A die of the floor's colour loses its shaded side faces here;
+        # its silhouette then overlaps the prediction too little to be trusted, which
+        # costs a leaning flag, never adds one.
+        die_px &= ~_in_floor_shade(blurred, floor_px)
     valid = own & (r < reach + 0.1 * s)
     if polygon is not None:
         canvas = np.zeros((ch, cw), np.uint8)
@@ -871,13 +877,17 @@ def _lean_shift(
     die: DieReading,
     scene: _Scene,
     mask: npt.NDArray[np.bool_],
-    valid: npt.NDArray[np.bool_],
     x0: int,
     y0: int,
     scale: float,
 ) -> tuple[FloatArray, float] | None:
     """``(shift, overlap)``: measured minus predicted flat silhouette centre (x, y) in die
-    sides, and their IoU, for the die's turn that fits best."""
+    sides, and their IoU, for the die's turn that fits best.
+
+    The prediction is whole, not cut where the measured pixels could not be the die's (a
+    neighbour's, beyond the floor outline): a die leaning on a wall or a die shows its side
+    face exactly there, and a prediction cut the same way would hide that side face's shift.
+    """
     assert scene.pose is not None and scene.die_units is not None
     pose, s = scene.pose, scene.die_units
     t = np.array(die.center, np.float64)
@@ -896,7 +906,7 @@ def _lean_shift(
         hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2)
         pred = np.zeros(mask.shape, np.uint8)
         cv2.fillPoly(pred, [np.round(hull).astype(np.int32)], 1)
-        pv = (pred > 0) & valid
+        pv = pred > 0
         py_, px_ = np.nonzero(pv)
         if px_.size < 6:
             continue
