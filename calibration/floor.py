@@ -166,8 +166,10 @@ def find_floor(
     # Only the floor's own pixels are needed: their chromaticity alone is computed.
     chroma = np.median(_chroma_of_blurred(blur[::2, ::2][sub]), axis=0)
     polygon = polygon / scale
-    polygon[:, 0] = np.clip(polygon[:, 0], 0, w - 1)
-    polygon[:, 1] = np.clip(polygon[:, 1], 0, h - 1)
+    # A box floor's corners may lie out of the photo (the sides go on out of sight);
+    # only absurd ones are pulled in.
+    polygon[:, 0] = np.clip(polygon[:, 0], -w, 2 * w)
+    polygon[:, 1] = np.clip(polygon[:, 1], -h, 2 * h)
     return FloorFit(
         polygon=polygon.astype(np.float64),
         shape=shape,
@@ -270,16 +272,17 @@ def _grow(
         contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
         c_area = float(cv2.contourArea(contour))
-        hull_area = float(cv2.contourArea(cv2.convexHull(contour)))
+        hull = cv2.convexHull(contour)
+        hull_area = float(cv2.contourArea(hull))
         if hull_area <= 0:
             continue
         solidity = c_area / hull_area
         own = float(np.count_nonzero(comp)) / max(1.0, c_area)
         if solidity < 0.85 or own < MIN_OWN:
             continue
-        inside = sum(
-            cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in seeds
-        )
+        # Inside the hull: dice against a wall, with their shadows, notch the floor's own
+        # outline rather than leave a hole in it.
+        inside = sum(cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in seeds)
         score = c_area * solidity * (1.0 - border_share) * (1.0 + inside)
         if best is None or score > best[0]:
             region = np.zeros_like(filled)
@@ -310,7 +313,7 @@ def _outline(region: npt.NDArray[np.uint8]) -> tuple[FloatArray, str, float]:
     contour = max(contours, key=cv2.contourArea)
     hull = np.asarray(cv2.convexHull(contour), np.int32)
     hull_area = float(cv2.contourArea(hull))
-    quad = _sharpen_quad(_quad(hull), contour.reshape(-1, 2).astype(np.float64))
+    quad = _sharpen_quad(_quad(hull, region.shape), contour.reshape(-1, 2).astype(np.float64))
     quad_err = _area_mismatch(region, quad)
     ell_poly = None
     ell_err = np.inf
@@ -339,14 +342,15 @@ def ellipse_polygon(
     return np.stack([centre[0] + x * ca - y * sa, centre[1] + x * sa + y * ca], axis=1)
 
 
-def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
+def _quad(hull: npt.NDArray[np.int32], frame: tuple[int, ...]) -> FloatArray:
     """Four corners approximating a convex hull: the lines of its four longest straight
     stretches, met. Dice crowding a corner cut it off the floor's hull with a short
-    slanted stretch, which must not become a side."""
+    slanted stretch, which must not become a side; nor must a stretch along the edge of
+    the photo (``frame``: its height and width), where the floor goes on out of sight."""
     peri = float(cv2.arcLength(hull, True))
     approx = cv2.approxPolyDP(hull, 0.02 * peri, True).reshape(-1, 2).astype(np.float64)
     if len(approx) > 4:
-        quad = _longest_sides_quad(approx, float(cv2.contourArea(hull)))
+        quad = _longest_sides_quad(approx, float(cv2.contourArea(hull)), frame)
         if quad is not None:
             return quad
     best = None
@@ -363,17 +367,35 @@ def _quad(hull: npt.NDArray[np.int32]) -> FloatArray:
     return best.reshape(-1, 2).astype(np.float64)
 
 
-def _longest_sides_quad(poly: FloatArray, hull_area: float) -> FloatArray | None:
+def _longest_sides_quad(
+    poly: FloatArray, hull_area: float, frame: tuple[int, ...]
+) -> FloatArray | None:
     """The quadrilateral on the lines of the four longest sides of the convex ``poly``
-    (N, 2), kept in order; None when it does not look like the same floor (not convex, or
-    far larger than the hull of ``hull_area`` pixels)."""
+    (N, 2) that do not run along the photo's edge, kept in order; None when it does not
+    look like the same floor (not convex, smaller than the hull of ``hull_area`` pixels,
+    or far larger than it where the photo shows the floor whole)."""
     n = len(poly)
-    lengths = np.hypot(*(np.roll(poly, -1, axis=0) - poly).T)
+    h, w = frame[0], frame[1]
+    nxt = np.roll(poly, -1, axis=0)
+
+    def on_edge(p: FloatArray, q: FloatArray) -> bool:
+        lim = 1.5
+        return bool(
+            (p[0] <= lim and q[0] <= lim)
+            or (p[1] <= lim and q[1] <= lim)
+            or (p[0] >= w - 1 - lim and q[0] >= w - 1 - lim)
+            or (p[1] >= h - 1 - lim and q[1] >= h - 1 - lim)
+        )
+
+    framed = np.array([on_edge(poly[i], nxt[i]) for i in range(n)])
+    lengths = np.where(framed, -1.0, np.hypot(*(nxt - poly).T))
+    if int((lengths > 0).sum()) < 4:
+        return None
     keep = np.sort(np.argsort(-lengths)[:4])
     corners = []
     for a, b in zip(keep, np.roll(keep, -1), strict=True):
-        p1, d1 = poly[a], poly[(a + 1) % n] - poly[a]
-        p2, d2 = poly[b], poly[(b + 1) % n] - poly[b]
+        p1, d1 = poly[a], nxt[a] - poly[a]
+        p2, d2 = poly[b], nxt[b] - poly[b]
         m = np.array([[d1[0], -d2[0]], [d1[1], -d2[1]]])
         if abs(float(np.linalg.det(m))) < 1e-9:
             return None
@@ -381,8 +403,10 @@ def _longest_sides_quad(poly: FloatArray, hull_area: float) -> FloatArray | None
         corners.append(p1 + t[0] * d1)
     quad = np.array(corners, np.float64)
     area = float(cv2.contourArea(quad.astype(np.float32)))
+    # Corners out of sight may add much to the area; corners in sight little.
+    most = 2.0 if framed.any() else 1.25
     if not cv2.isContourConvex(quad.astype(np.float32)) or not (
-        hull_area <= area <= 1.25 * hull_area
+        hull_area <= area <= most * hull_area
     ):
         return None
     return quad
