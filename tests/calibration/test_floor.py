@@ -54,3 +54,30 @@ def test_a_bare_table_has_no_tray() -> None:
     draw_die(img, (300, 300), 30)
     draw_die(img, (450, 280), 30)
     assert find_floor(img, seeds_xy=[(300, 300), (450, 280)], seed_radius_px=30) is None
+
+
+def test_a_corner_crowded_with_dice_does_not_slant_a_side() -> None:
+    quad = np.array([[150, 120], [650, 120], [650, 480], [150, 480]], np.float64)
+    img = rect_tray(quad)
+    # Dice (and their dark shadows) fill the top-left corner of the floor.
+    for x, y in ((168, 138), (200, 138), (232, 138), (168, 170), (200, 170), (168, 202)):
+        draw_die(img, (x, y), 30)
+    fit = find_floor(img, seeds_xy=[(400, 300)], seed_radius_px=30)
+    assert fit is not None and fit.shape == "rect"
+    for corner in quad:
+        assert np.min(np.linalg.norm(fit.polygon - corner, axis=1)) < 10
+
+
+def test_a_floor_cut_by_the_frame_keeps_its_sides() -> None:
+    # The floor's bottom corners lie below the photo; its sides go on out of sight.
+    quad = np.array([[200, 150], [600, 150], [640, 700], [160, 700]], np.float64)
+    img = rect_tray(quad)
+    fit = find_floor(img)
+    assert fit is not None and fit.shape == "rect"
+    top = sorted(fit.polygon.tolist(), key=lambda p: p[1])[:2]
+    assert all(np.min(np.linalg.norm(quad[:2] - np.array(p), axis=1)) < 10 for p in top)
+    # The left side's line still passes where the drawn one does inside the photo.
+    left = sorted(fit.polygon.tolist(), key=lambda p: p[0])[:2]
+    (x0, y0), (x1, y1) = sorted(left, key=lambda p: p[1])
+    x_at_500 = x0 + (500 - y0) * (x1 - x0) / (y1 - y0)
+    assert abs(x_at_500 - (200 - 40 * 350 / 550)) < 6
