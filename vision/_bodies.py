@@ -45,6 +45,7 @@ class BodyPass(NamedTuple):
 
     dice: list[BodyDie]
     turns: list[float | None]
+    unread: list[tuple[float, float, float]]
 
 
 #: The floor model is built at this many pixels per die side (coarse is enough: it must
@@ -62,6 +63,8 @@ _MAX_CLUSTER = 8.0
 #: A lone die's body is square when its sides differ by at most this ratio (its shadow
 #: lengthens it a little).
 _SQUARE = 1.35
+#: A body whose sides differ by up to this ratio may still be a die (with its shadow).
+_ROUGH = 2.2
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
@@ -86,7 +89,7 @@ def find_body_dice(
     """
     h, w = work.shape[:2]
     if die_side < 6.0 or min(h, w) < 4 * die_side or not taken:
-        return BodyPass([], [None] * len(taken))
+        return BodyPass([], [None] * len(taken), [])
     # Bodies are looked for at about _BODY_PX pixels per die; pips are read at full size.
     # Bilinear reduction: a third of pixel averaging's cost, and the threshold below follows
     # the noise it leaves.
@@ -142,6 +145,7 @@ def find_body_dice(
     else:
         expected = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
     found: list[BodyDie] = []
+    unread: list[tuple[float, float, float]] = []
     side = float(np.sqrt(expected))
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
@@ -194,9 +198,17 @@ def find_body_dice(
             continue
         comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
         contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-        (rx, ry), (ra, rb), ang = cv2.minAreaRect(hull)
-        if min(ra, rb) <= 0 or area < 0.7 * ra * rb or max(ra, rb) > 1.5 * min(ra, rb):
+        outline = max(contours, key=cv2.contourArea)
+        (rx, ry), (ra, rb), ang = cv2.minAreaRect(cv2.convexHull(outline))
+        # Filled: pips and glare can leave holes in a body without changing its shape.
+        filled = float(cv2.contourArea(outline))
+        if min(ra, rb) <= 0 or filled < 0.7 * ra * rb or max(ra, rb) > 1.5 * min(ra, rb):
+            if min(ra, rb) > 0 and max(ra, rb) <= _ROUGH * min(ra, rb):
+                # A die with its shadow, say: too rough a square for the face counter, but
+                # worth a closer look by the pip reader.
+                unread.append(
+                    (cents[i][0] / scale, cents[i][1] / scale, float(np.sqrt(area)) / scale)
+                )
             continue
         # The crop for counting, from the full-size image.
         m = 0.2 * max(cw, ch) + 2
@@ -204,6 +216,7 @@ def find_body_dice(
         x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
         face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
         if face.value is None or face.confidence < min_confidence or not face.pips:
+            unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
             continue
         pips = np.array(face.pips, np.float32)
         cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
@@ -222,7 +235,7 @@ def find_body_dice(
                 float(pips[:, 2].mean()),
             )
         )
-    return BodyPass(found, turns)
+    return BodyPass(found, turns, unread)
 
 
 def _inside(stat: npt.NDArray[np.integer[Any]], width: int, height: int) -> bool:

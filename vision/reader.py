@@ -45,6 +45,8 @@ Image = npt.NDArray[np.uint8]
 _GIANT_PIP = 0.7
 #: A two or three whose face is turned more than this (degrees) from its body is not read.
 _TURN_OFF = 30.0
+#: Pip width (px) the windows around uncounted bodies are enlarged to.
+_BLOB_PIP_PX = 12.0
 
 
 class _Die(NamedTuple):
@@ -98,7 +100,9 @@ def read_array(
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
     dice = _drop_giants(dice)
     if dice and params.body_dice:
-        dice = _body_dice(work, dice, params)
+        dice, unread = _body_dice(work, dice, params)
+        if unread:
+            dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     readings = [
         DieReading(
             value=d.value,
@@ -217,12 +221,13 @@ def _read_windows(
 
 def _body_dice(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> list[tuple[float, _Die]]:
-    """The dice with those found by their bodies added (work-image pixels), and twos and
-    threes whose face is turned against their body made uncertain."""
+) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]]]:
+    """The dice with those found by their bodies added (work-image pixels), twos and
+    threes whose face is turned against their body made uncertain; and the die-sized
+    bodies whose pips could not be counted, ``(x, y, side)`` in work pixels."""
     sides = [d.size for _diam, d in dice if d.value is not None]
     if not sides:
-        return dice
+        return dice, []
     taken = [(d.center[0], d.center[1], d.size) for _diam, d in dice]
     found = find_body_dice(
         work, float(np.median(sides)), taken, min_confidence=params.body_min_confidence
@@ -231,7 +236,7 @@ def _body_dice(
         (diam, d._replace(value=None) if _turned_against(d, turn) else d)
         for (diam, d), turn in zip(dice, found.turns, strict=True)
     ]
-    return checked + [
+    bodies = [
         (
             b.pip_diam,
             _Die(
@@ -244,6 +249,40 @@ def _body_dice(
         )
         for b in found.dice
     ]
+    return checked + bodies, found.unread
+
+
+def _read_blobs(
+    image: Image,
+    dice: list[tuple[float, _Die]],
+    blobs: list[tuple[float, float, float]],
+    scale_x: float,
+    scale_y: float,
+    params: ReaderParams,
+) -> list[tuple[float, _Die]]:
+    """The dice with those read, enlarged, in windows around die-sized ``blobs`` (work
+    pixels ``(x, y, side)``) whose pips neither reading could count at the work size."""
+    scale = 0.5 * (scale_x + scale_y)
+    out = list(dice)
+    for x, y, side in blobs:
+        # Pips about _BLOB_PIP_PX wide: a die's pip spans about a fifth of its side.
+        zoom = min(_BLOB_PIP_PX / (0.18 * side) * scale, 2.0 * scale, 2.0)
+        if zoom < 1.2 * scale:
+            continue
+        blob = _Die(None, (x, y), side, 0.0, ())
+        for diam, d in _read_windows(image, [(0.0, blob)], scale_x, scale_y, zoom, params):
+            if d.value is None or d.confidence < params.small_pip_min_confidence:
+                continue
+            if np.hypot(d.center[0] - x, d.center[1] - y) > 0.8 * side:
+                continue
+            if any(
+                np.hypot(d.center[0] - o.center[0], d.center[1] - o.center[1])
+                < 0.7 * max(o.size, d.size)
+                for _od, o in out
+            ):
+                continue
+            out.append((diam, d))
+    return out
 
 
 def _turned_against(d: _Die, body_turn: float | None) -> bool:
