@@ -29,7 +29,7 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
-#: Furthest the outline is searched, outwards and inwards, in die sides.
+#: Furthest the outline is searched inwards, in die sides.
 REACH = 2.5
 #: How far beyond the old outline the profiles reach (die sides): past a wall's shadow.
 REACH_OUT = 5.0
@@ -76,9 +76,9 @@ def refine_quad(
     ``image_bgr`` (H, W, 3) uint8 BGR; ``die_px`` the typical die side in pixels, which
     sets how far a side is searched; ``floor_lab`` the lit floor's colour (OpenCV 8-bit
     Lab). With ``near_xy`` (N, 2) pixels, only the sides within reach of one of those
-    points are fitted (elsewhere the outline decides nothing). ``dice_xy`` (M, 2) pixels
-    are the dice: samples on them are left out. Sides that cannot be fitted stay as they
-    are.
+    points are fitted (elsewhere the outline decides nothing). ``dice_xy`` (M, 3) rows
+    ``x, y, side`` in pixels (or (M, 2) without the side: ``die_px`` then) are the dice:
+    samples on them are left out. Sides that cannot be fitted stay as they are.
     """
     q = np.asarray(quad, np.float64).reshape(4, 2)
     if die_px <= 2:
