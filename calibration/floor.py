@@ -203,10 +203,14 @@ def _candidate_colours(
                 # ``lab`` is already median-filtered: one pixel stands for its patch.
                 colours.append(lab[iy, ix].astype(np.float32))
         # Most frequent colours first (the floor is usually what most samples hit); shades
-        # of one surface (lightness differences) count as one colour.
-        # (Counted against a copy: while a list is sorted, it reads as empty.)
-        samples = list(colours)
-        colours.sort(key=lambda c: -sum(_near(c, o, 10.0) for o in samples))
+        # of one surface (lightness differences) count as one colour. A stable sort on the
+        # counts keeps the order of equally frequent colours.
+        if colours:
+            arr = np.array(colours, np.float32)
+            d = arr[:, None, :] - arr[None, :, :]
+            d[..., 0] *= _L_WEIGHT
+            counts = (np.sqrt((d * d).sum(axis=-1)) < 10.0).sum(axis=1)
+            colours = [colours[i] for i in np.argsort(-counts, kind="stable")]
         kept = 0
         for c in colours:
             if kept == 4:
