@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -237,18 +237,27 @@ def die_units_from_sizes(
     return float(np.median(est))
 
 
+#: Fits a floor outline to the photo at full resolution: ``(image_bgr, polygon (N, 2),
+#: shape, die_px, floor_lab) -> polygon`` (vision's ``refine_outline`` is one; calibration
+#: may not import vision, so the caller passes it in).
+OutlineRefiner = Callable[[Image, FloatArray, str, float, tuple[float, float, float]], FloatArray]
+
+
 def calibrate(
     image_bgr: Image,
     *,
     tray_mm: tuple[float, float] | None = None,
     die_mm: float = DEFAULT_DIE_MM,
     dice: Sequence[tuple[tuple[float, float], float]] = (),
+    refine: OutlineRefiner | None = None,
 ) -> TrayProfile:
     """Calibrate from a photo of the tray, empty or with dice; CalibrationError if no tray.
 
     ``image_bgr`` (H, W, 3) uint8 BGR from where the camera will stay; ``tray_mm`` the
     floor's inner ``(width, depth)`` in mm when known; ``dice`` ``((x, y), side_px)`` of dice
     read in the photo (they seed the floor colour and give the scale without ``tray_mm``).
+    ``refine``, when given, fits the outline found on a small copy again to the photo (the
+    die size it is given: the dice's, or a twelfth of the floor's size without dice).
     """
     _h, _w = image_bgr.shape[:2]
     fit = find_floor(
@@ -261,6 +270,13 @@ def calibrate(
             "no tray floor found: the photo needs the whole tray floor in view, on a table "
             "of another colour"
         )
+    if refine is not None:
+        die_px = (
+            float(np.median([s for _, s in dice]))
+            if dice
+            else math.sqrt(float(cv2.contourArea(fit.polygon.astype(np.float32)))) / 12.0
+        )
+        fit = replace(fit, polygon=refine(image_bgr, fit.polygon, fit.shape, die_px, fit.lab_mean))
     profile = profile_from_fit(fit, tray_mm=tray_mm, die_mm=die_mm, dice=dice)
     shares = _band_shares(profile, image_bgr)
     if shares is None:

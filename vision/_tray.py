@@ -62,6 +62,22 @@ DIE_CLEARANCE = 0.85
 INLIER_TOL = 0.2
 
 
+def refine_outline(
+    image_bgr: Image,
+    polygon: FloatArray,
+    shape: str,
+    die_px: float,
+    floor_lab: tuple[float, float, float],
+    *,
+    dice_xy: FloatArray | None = None,
+) -> FloatArray:
+    """A floor outline (N, 2) pixels fitted to the photo: :func:`refine_quad` for a box
+    floor (``shape`` "rect"), :func:`refine_round` for a round one."""
+    if shape == "rect":
+        return refine_quad(image_bgr, polygon, die_px, floor_lab, dice_xy=dice_xy)
+    return refine_round(image_bgr, polygon, die_px, floor_lab, dice_xy=dice_xy)
+
+
 def refine_quad(
     image_bgr: Image,
     quad: FloatArray,

@@ -34,7 +34,7 @@ from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
 from calibration.floor import FloorFit, chromaticity, colour_distance, find_floor, work_copy
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
 from vision._lean import EdgeField, LeanScore, lean_score
-from vision._tray import refine_quad, refine_round
+from vision._tray import refine_outline
 from vision.result import DieReading, TrayOutline
 
 Image = npt.NDArray[np.uint8]
@@ -249,10 +249,9 @@ def _refined(
     the walls in their shadow or take in a wall of a colour near the floor's.
     """
     dice_xys = np.array([(*d.center, d.size_px) for d in dice], np.float64).reshape(-1, 3)
-    if floor.shape == "rect":
-        polygon = refine_quad(image, floor.polygon, median_size, floor.lab_mean, dice_xy=dice_xys)
-    else:
-        polygon = refine_round(image, floor.polygon, median_size, floor.lab_mean, dice_xy=dice_xys)
+    polygon = refine_outline(
+        image, floor.polygon, floor.shape, median_size, floor.lab_mean, dice_xy=dice_xys
+    )
     return replace(floor, polygon=polygon)
 
 

@@ -132,3 +132,22 @@ def test_a_tray_whose_rim_has_the_floors_colour_is_not_taken_for_a_move(tmp_path
     profile = TrayProfile.load(tmp_path / "tray.json")
     assert not has_moved(profile, cv2.imread(str(photo)))
     assert has_moved(profile, cv2.imread(str(samples / "clean5_000111.jpg")))
+
+
+def test_a_refiner_given_to_calibrate_sets_the_outline(tilted_quad: np.ndarray) -> None:
+    seen: list[tuple[str, float]] = []
+
+    def refine(
+        image: np.ndarray,
+        polygon: np.ndarray,
+        shape: str,
+        die_px: float,
+        lab: tuple[float, float, float],
+    ) -> np.ndarray:
+        seen.append((shape, die_px))
+        return np.asarray(polygon, np.float64) + 1.0
+
+    plain = calibrate(rect_tray(tilted_quad))
+    refined = calibrate(rect_tray(tilted_quad), refine=refine)
+    assert seen and seen[0][0] == "rect" and seen[0][1] > 5
+    assert np.allclose(np.array(refined.polygon), np.array(plain.polygon) + 1.0)

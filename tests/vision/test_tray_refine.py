@@ -115,3 +115,15 @@ def test_dice_beside_a_floor_cut_by_the_frame_keep_no_flags() -> None:
     dice = [_die(img, 500, 200), _die(img, 560, 380), _die(img, 650, 300)]
     result = apply_flags(img, dice)
     assert all("off_tray" not in d.flags for d in result.dice)
+
+
+def test_calibration_fits_the_outline_again_when_given_the_refiner() -> None:
+    from calibration.profile import calibrate
+    from vision._tray import refine_outline
+
+    img = _box(shade_top=True)
+    plain = calibrate(img)
+    fitted = calibrate(img, refine=refine_outline)
+    # The floor found from its lit colour stops at the shadow; the refit reaches the wall.
+    assert min(y for _x, y in plain.polygon) > 150
+    assert abs(min(y for _x, y in fitted.polygon) - 130) <= 5
