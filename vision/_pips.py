@@ -345,8 +345,17 @@ def _measure(
     return _drop_containers(_dedupe(cands))
 
 
+#: A blob this round is taken for a pip with specks in it rather than a die with pips.
+_ROUND_PIP = 0.85
+
+
 def _drop_containers(c: PipCandidates) -> PipCandidates:
-    """Drop blobs with smaller blobs inside: a whole die seen as a blob, not a pip."""
+    """Drop blobs with pips inside: a whole die seen as a blob, not a pip.
+
+    A very round container is a pip seen close up, which holds specks of its own (the
+    dimple's shading, dust, compression noise): for it, a blob inside counts only when it
+    is at least an eighth as wide, round, and a good part as stark.
+    """
     n = len(c)
     if n <= 1:
         return c
@@ -358,7 +367,18 @@ def _drop_containers(c: PipCandidates) -> PipCandidates:
     for k in big.tolist():
         inside = tree.query_ball_point(c.xy[k], r=0.6 * float(c.diam[k]))
         if any(
-            c.diam[m] < 0.6 * c.diam[k] and c.channel[m] == c.channel[k] for m in inside if m != k
+            c.diam[m] < 0.6 * c.diam[k]
+            and c.channel[m] == c.channel[k]
+            and (
+                c.roundness[k] < _ROUND_PIP
+                or (
+                    c.diam[m] >= 0.12 * c.diam[k]
+                    and c.contrast[m] >= 0.3 * c.contrast[k]
+                    and c.roundness[m] >= 0.5
+                )
+            )
+            for m in inside
+            if m != k
         ):
             keep[k] = False
     return c.take(keep)

@@ -32,6 +32,13 @@ class ReaderParams(NamedTuple):
     #: candidates per die found (a grainy photo or a textured table: enlarging it costs
     #: seconds and finds specks, not dice).
     small_pip_max_candidates_per_die: float = 40.0
+    #: When the median pip diameter of the dice found is above this many pixels (of the
+    #: reduced image), the photo is read again reduced further (0 turns this off): big pips
+    #: show their dimples, dust and compression specks, which the pip search takes for pips
+    #: inside pips.
+    big_pip_px: float = 16.0
+    #: ... reduced so that that median pip diameter becomes about this many pixels.
+    big_pip_px_target: float = 11.0
     #: Look for dice the pip search missed by their bodies (blobs of the dice's size that
     #: stand out from the floor) and count their pips one die at a time.
     body_dice: bool = True

@@ -74,6 +74,14 @@ def read_array(
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
     dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
+    valued = [diam for diam, d in dice if d.value is not None]
+    if valued and params.big_pip_px > 0.0:
+        # The pip search is tuned for pips of 3-15 px; a close-up's pips are read at the
+        # size that brings them there, estimated from the dice themselves.
+        big_diam = float(np.median(valued))
+        if big_diam > params.big_pip_px:
+            scale *= params.big_pip_px_target / big_diam
+            dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
     # the dice; only the windows around the dice found are read again enlarged.
@@ -489,6 +497,34 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
 _ROUND_ONE = 0.75
 
 
+def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:
+    """True when the pips of a two or three go on in a row beyond the face: a like blob
+    one more step along their line (a ruler's marks, a keyboard's edge, a perforated
+    strip), which a die's diagonal never has; a side face's pips beyond a top face do
+    not count."""
+    pts = cands.xy[members]
+    axis = pts[-1] - pts[0]
+    order = np.argsort(pts @ axis)
+    first, last = pts[order[0]], pts[order[-1]]
+    step = (last - first) / (len(members) - 1)
+    reach = 0.35 * float(np.hypot(*step))
+    k = int(members[0])
+    like = (
+        (cands.polarity == cands.polarity[k])
+        & (cands.channel == cands.channel[k])
+        & (cands.diam >= 0.7 * cands.diam[members].min())
+        & (cands.diam <= 1.4 * cands.diam[members].max())
+        & (cands.contrast >= 0.5 * cands.contrast[members].min())
+        # As round: a side face's pips seen aslant beyond a top face are flattened.
+        & (cands.roundness >= 0.85 * cands.roundness[members].min())
+    )
+    for end in (first - step, last + step):
+        d = np.hypot(cands.xy[:, 0] - end[0], cands.xy[:, 1] - end[1])
+        if np.any(like & (d < reach)):
+            return True
+    return False
+
+
 def _pips_beside(cands: PipCandidates, k: int, centre: tuple[float, float], side: float) -> bool:
     """True when a candidate like pip ``k`` (same polarity and plane, at least half its
     size and contrast, about as round: not a side face's pip seen aslant; apart from it)
@@ -856,6 +892,8 @@ def _check_face(
         # Four pips or more in a die's layout are evidence enough; two or three may be
         # specks or pips of two dice.
         if fit.value <= 3:
+            if _in_a_row(cands, members):
+                return None
             support = _face_support(
                 blur, fit, cands.ring_bgr[members], float(np.mean(contrast)), pol, channel
             )

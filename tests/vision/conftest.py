@@ -86,5 +86,6 @@ def datasets_dir() -> Path:
 
 @pytest.fixture
 def art() -> SimpleNamespace:
-    """The drawing helpers: ``art.background(w, h, colour)``, ``art.draw_die(img, ...)``."""
-    return SimpleNamespace(background=background, draw_die=draw_die)
+    """The drawing helpers: ``art.background(w, h, colour)``, ``art.draw_die(img, ...)``,
+    and ``art.PIPS``, the pip places of each face in units of a pip step."""
+    return SimpleNamespace(background=background, draw_die=draw_die, PIPS=PIPS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -271,3 +272,72 @@ def test_a_body_whose_pips_were_too_small_is_read_enlarged(art: SimpleNamespace)
     assert np.hypot(die.center[0] - 200, die.center[1] - 150) < 3
     # A die already read there is not read twice.
     assert _read_blobs(img, found, [(200.0, 150.0, 12.0)], 0.25, 0.25, DEFAULTS) == found
+
+
+def test_pips_with_specks_in_them_are_pips(art: SimpleNamespace) -> None:
+    # A close-up: dice 170 px wide, their white pips 32 px with dimple shading and dust in
+    # them (faint specks). Specks inside a pip must not make it "a die with pips inside".
+    img = art.background(960, 720, colour=(150, 170, 190))
+    layout = [
+        ((200, 220), 5, 10.0),
+        ((520, 300), 2, 35.0),
+        ((780, 520), 6, -20.0),
+        ((300, 540), 4, 60.0),
+    ]
+    rng = np.random.default_rng(3)
+    for centre, value, angle in layout:
+        art.draw_die(
+            img, centre, 170, value, angle_deg=angle, body=(30, 40, 190), pip=(235, 235, 235)
+        )
+        rot = np.deg2rad(angle)
+        turn = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
+        for gx, gy in art.PIPS[value]:
+            px, py = turn @ np.array([gx, gy]) * 0.27 * 170 + np.array(centre)
+            for dx, dy in rng.uniform(-9, 9, (3, 2)):
+                cv2.circle(
+                    img, (round(px + dx), round(py + dy)), 2, (195, 195, 195), -1, cv2.LINE_AA
+                )
+    dice = read_array(img)
+    assert len(dice) == len(layout)
+    for centre, value, _angle in layout:
+        assert [d.value for d in dice if _close(d, centre, 170)] == [value]
+
+
+def test_a_close_up_is_read_again_at_the_size_its_pips_ask_for(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+
+    img = art.background(960, 720, colour=(150, 170, 190))
+    for centre, value in [((220, 220), 3), ((560, 260), 5), ((400, 520), 6)]:
+        art.draw_die(img, centre, 200, value, body=(30, 40, 190), pip=(235, 235, 235))
+    scales: list[float] = []
+    read_scaled = reader._read_scaled
+
+    def spy(image: np.ndarray, scale: float, params: reader.ReaderParams) -> Any:
+        scales.append(scale)
+        return read_scaled(image, scale, params)
+
+    monkeypatch.setattr(reader, "_read_scaled", spy)
+    assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
+    # First at the work size (pips 38 px), then reduced to bring them near 11 px.
+    assert scales[0] == 1.0
+    assert 0.2 < scales[1] < 0.4
+    assert sorted(d.value for d in read_array(img, params=DEFAULTS._replace(big_pip_px=0.0))) == [
+        3,
+        5,
+        6,
+    ]
+
+
+def test_marks_in_a_row_are_not_twos_or_threes(art: SimpleNamespace) -> None:
+    img = art.background(640, 480, colour=(200, 205, 210))
+    for centre, value in [((120, 120), 5), ((320, 130), 4), ((520, 120), 6)]:
+        art.draw_die(img, centre, 48, value)
+    # A ruler along the bottom: a row of round marks as far apart as a die's pips.
+    cv2.rectangle(img, (20, 380), (620, 420), (235, 235, 235), -1)
+    for x in range(40, 610, 13):
+        cv2.circle(img, (x, 400), 4, (20, 20, 20), -1, cv2.LINE_AA)
+    dice = read_array(img)
+    assert sorted(d.value for d in dice if d.value is not None) == [4, 5, 6]
+    assert all(d.center[1] < 300 for d in dice)
