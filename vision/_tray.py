@@ -51,8 +51,10 @@ DEEP_SHADE = 0.3
 #: A refit side may move at most this far (die sides) anywhere along it; beyond, the fit
 #: is not believed and the side stays.
 MAX_MOVE = 2.5
-#: A fall in brightness to this share within 0.3 die sides, staying down, ends the floor.
+#: A fall in brightness to this share within 0.3 die sides, staying down, ends the floor;
+#: so does a rise by this factor, staying up.
 STEP_DROP = 0.8
+STEP_RISE = 1.25
 #: ...but not below this share: a sharp fall to a third or less is a shadow's edge (a wall's
 #: face, lit from the same lights at another angle, is only moderately darker).
 STEP_FLOOR = 0.35
@@ -341,17 +343,22 @@ def _first_step(
     span: int,
     deep_level: float,
 ) -> int:
-    """The last offset of floor when a sharp fall in brightness ends it before ``stop``.
+    """The last offset of floor when a sharp step in brightness ends it before ``stop``.
 
     ``total`` (offsets,) is the brightness (B + G + R) across the outline at one place.
-    A wall's face of a colour near the floor's (a white or grey wall over a pale floor)
-    passes the colour test; it still meets the floor in a crease, where the brightness
-    falls within a fraction of a die and stays down. A shadow thrown on the floor darkens
-    it more gradually, over its penumbra, and deeper.
+    A wall's face of a colour near the floor's (a white or grey wall over a pale floor,
+    felt on the walls as on the floor) passes the colour test; it still meets the floor
+    in a crease, where the brightness falls or rises within a fraction of a die and stays
+    so: the wall's face is lit from the same lights at another angle. A shadow thrown on
+    the floor darkens it more gradually, over its penumbra, and deeper; walking outwards
+    from the lit floor nothing brightens it sharply but a wall.
     """
     for o in range(start + span, stop - span + 1):
-        # The cheap test first: most offsets show no fall at all.
-        if not (ok[o] and ok[o + span] and total[o + span] < STEP_DROP * total[o]):
+        # The cheap test first: most offsets show no step at all.
+        if not (ok[o] and ok[o + span]):
+            continue
+        ratio = total[o + span] / max(1.0, total[o])
+        if STEP_DROP <= ratio <= STEP_RISE:
             continue
         before = total[start:o][ok[start:o]]
         after = total[o + span : stop + 1][ok[o + span : stop + 1]]
@@ -360,14 +367,13 @@ def _first_step(
         hi = float(np.median(before[-3 * span :]))
         lo = float(np.median(after))
         # A fall into deep shade is left to :func:`_through_deep_shade`.
-        if (
-            total[o + span] < STEP_DROP * total[o]
-            and max(deep_level, STEP_FLOOR * hi) <= lo < STEP_DROP * hi
-        ):
-            # The edge where the brightness crosses the middle of the fall.
+        fell = ratio < STEP_DROP and max(deep_level, STEP_FLOOR * hi) <= lo < STEP_DROP * hi
+        rose = ratio > STEP_RISE and lo > STEP_RISE * hi
+        if fell or rose:
+            # The edge where the brightness crosses the middle of the step.
             mid = 0.5 * (hi + lo)
             for j in range(o, o + span + 1):
-                if total[j] < mid:
+                if (total[j] < mid) if fell else (total[j] > mid):
                     return max(start, j - 1)
             return o
     return stop

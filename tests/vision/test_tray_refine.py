@@ -74,6 +74,15 @@ def test_a_wall_face_in_the_floors_colour_but_darker_is_not_floor() -> None:
     assert abs(min(refined[:, 1]) - 150) <= 4
 
 
+def test_a_wall_face_in_the_floors_colour_but_brighter_is_not_floor() -> None:
+    # Felt on the wall as on the floor, the wall's face turned to the light.
+    face = tuple(round(1.35 * c) for c in FLOOR)
+    img = _box(face_top=(face[0], face[1], face[2]))
+    found = np.array([[180, 130], [620, 130], [620, 470], [180, 470]], np.float64)
+    refined = refine_quad(img, found, SIDE, _lab(FLOOR))
+    assert abs(min(refined[:, 1]) - 150) <= 4
+
+
 def test_dice_against_a_wall_do_not_pull_its_side() -> None:
     img = _box()
     dice = [_die(img, x, 130 + SIDE / 2 + 1) for x in (260.0, 330.0, 400.0, 470.0)]
