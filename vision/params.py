@@ -35,8 +35,9 @@ class ReaderParams(NamedTuple):
     #: When the median pip diameter of the dice found is above this many pixels (of the
     #: reduced image), the photo is read again reduced further (0 turns this off): big pips
     #: show their dimples, dust and compression specks, which the pip search takes for pips
-    #: inside pips.
-    big_pip_px: float = 16.0
+    #: inside pips. Pips up to about 22 px still fall in the middle of the search's scales
+    #: (a half-size level looks for 8-27 px), so only bigger ones pay for a second reading.
+    big_pip_px: float = 22.0
     #: ... reduced so that that median pip diameter becomes about this many pixels.
     big_pip_px_target: float = 11.0
     #: Look for dice the pip search missed by their bodies (blobs of the dice's size that
