@@ -314,6 +314,8 @@ def _read_cluster(
     order = np.argsort(-dist[ys, xs], kind="stable")
     if heap >= 2:
         pts = np.column_stack(np.nonzero(comp)[::-1]).astype(np.float32)
+        if len(pts) < 4 * heap:
+            return out  # the dice read beside it took the heap's pixels
         # Started from equal slices along the heap's long axis, so that the same photo
         # always gives the same dice (OpenCV's random starts would not).
         axis = np.linalg.eigh(np.cov((pts - pts.mean(axis=0)).T))[1][:, -1]

@@ -219,12 +219,19 @@ def yolo_truth(label: Path, width: int, height: int) -> list[Truth]:
 
 
 def evaluate_split(
-    split: Split, params: ReaderParams = DEFAULTS, failures: Path | None = None
+    split: Split,
+    params: ReaderParams = DEFAULTS,
+    failures: Path | None = None,
+    zoom: float = 1.0,
 ) -> Iterator[tuple[Path, ImageResult]]:
-    """Read every photo of ``split``; yield each photo with how it was read."""
+    """Read every photo of ``split``; yield each photo with how it was read.
+
+    With ``zoom`` other than 1 each labelled photo is first resized by that factor and saved
+    again as a JPEG (quality 95): the same dice seen closer up, or from further away.
+    """
     if split.kind == "yolo":
         for img in _images(split.root / "images"):
-            data = img.read_bytes()
+            data = img.read_bytes() if zoom == 1.0 else _zoomed(img, zoom)
             reading = read_bytes(data, params=params)
             truth = yolo_truth(
                 split.root / "labels" / (img.stem + ".txt"), reading.width, reading.height
@@ -269,6 +276,17 @@ def evaluate_split(
                 if failures is not None and not result.exact:
                     _write_failure(failures, split, img, dice, truth)
                 yield img, result
+
+
+def _zoomed(img: Path, zoom: float) -> bytes:
+    """The photo at ``img`` resized by ``zoom``, as JPEG bytes."""
+    raw = cv2.imdecode(np.frombuffer(img.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+    if raw is None:
+        return img.read_bytes()  # let the reader say what is wrong with it
+    interpolation = cv2.INTER_AREA if zoom < 1.0 else cv2.INTER_CUBIC
+    resized = cv2.resize(raw, None, fx=zoom, fy=zoom, interpolation=interpolation)
+    ok, buf = cv2.imencode(".jpg", resized, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    return bytes(buf) if ok else img.read_bytes()
 
 
 def _write_failure(
@@ -339,6 +357,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also report per video (frames named like name_mp4-N...)",
     )
     parser.add_argument(
+        "--zoom",
+        type=float,
+        default=1.0,
+        help="resize every labelled photo by this factor first (2.5: a close-up; 0.5: afar)",
+    )
+    parser.add_argument(
         "--param",
         action="append",
         default=[],
@@ -356,6 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             params = params._replace(**{name: _bool(value) if kind is bool else kind(value)})
         except ValueError:
             parser.error(f"bad value for {name}: {value}")
+    if not 0.1 <= args.zoom <= 10.0:
+        parser.error(f"--zoom must be between 0.1 and 10: {args.zoom}")
     if not args.dataset.is_dir():
         parser.error(f"not a folder: {args.dataset}")
     splits = find_splits(args.dataset)
@@ -375,7 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     videos: dict[str, Tally] = {}
     for split in splits:
         tally = Tally()
-        for img, result in evaluate_split(split, params=params, failures=args.failures):
+        results = evaluate_split(split, params=params, failures=args.failures, zoom=args.zoom)
+        for img, result in results:
             tally.add(result)
             m = _VIDEO.match(img.name)
             if args.by_video and m:
