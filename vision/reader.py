@@ -3,10 +3,12 @@
 Pipeline (each stage in its own module): pip candidates (``vision._pips``: round blobs
 darker or brighter than the face around them, at every scale) -> faces (``vision._faces``:
 pips that share a face colour and fit a standard 1-6 layout) -> checks (here: the face
-region around a lone pip, an empty grid place that looks like a pip, glare) -> a second,
-enlarged reading when the pips are tiny -> dice the pips missed, found by their bodies and
-counted one by one (``vision._bodies``) -> readings in reading order, mapped back to the
-photo's pixels.
+region around a lone pip, an empty grid place that looks like a pip, glare, a row of marks)
+-> a second reading at the scale the dice's own pips ask for (reduced for a close-up,
+enlarged for tiny pips) -> dice the pips missed, found by their bodies and counted one by
+one (``vision._bodies``), or read again enlarged around their bodies; twos and threes
+turned against their bodies made uncertain -> readings in reading order, mapped back to
+the photo's pixels.
 """
 
 from __future__ import annotations
@@ -241,7 +243,9 @@ def _body_dice(
         work, float(np.median(sides)), taken, min_confidence=params.body_min_confidence
     )
     checked = [
-        (diam, d._replace(value=None) if _turned_against(d, turn) else d)
+        (diam, d._replace(value=None, confidence=min(d.confidence, 0.5)))
+        if _turned_against(d, turn)
+        else (diam, d)
         for (diam, d), turn in zip(dice, found.turns, strict=True)
     ]
     bodies = [
