@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from calibration.errors import CalibrationError
     from calibration.profile import calibrate
     from vision.errors import VisionError
+    from vision.flags import outline_refiner
     from vision.io import load_path
     from vision.reader import read_array
 
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
             tray_mm=args.tray_mm,
             die_mm=args.die_mm,
             dice=[(d.center, d.size_px) for d in dice],
+            refine=outline_refiner(dice),
         )
     except CalibrationError as exc:
         print(f"dice-companion: error: {args.photo}: {exc}", file=sys.stderr)

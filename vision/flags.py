@@ -23,7 +23,7 @@ Both flags rest on the camera geometry, not on how a die looks:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -255,6 +255,26 @@ def _refined(
         image, floor.polygon, floor.shape, median_size, floor.lab_mean, dice_xy=dice_xys
     )
     return replace(floor, polygon=polygon)
+
+
+def outline_refiner(
+    dice: Sequence[DieReading],
+) -> Callable[[Image, FloatArray, str, float, tuple[float, float, float]], FloatArray]:
+    """A refiner for :func:`calibration.profile.calibrate`: it fits the floor outline found
+    on a small copy again to the photo at full resolution, leaving ``dice`` (read in that
+    photo) out of the floor's samples, as reading does."""
+    dice_xys = np.array([(*d.center, d.size_px) for d in dice], np.float64).reshape(-1, 3)
+
+    def refine(
+        image: Image,
+        polygon: FloatArray,
+        shape: str,
+        die_px: float,
+        floor_lab: tuple[float, float, float],
+    ) -> FloatArray:
+        return refine_outline(image, polygon, shape, die_px, floor_lab, dice_xy=dice_xys)
+
+    return refine
 
 
 def _holds_dice(polygon: FloatArray, die_px: float) -> bool:

@@ -136,3 +136,16 @@ def test_calibration_fits_the_outline_again_when_given_the_refiner() -> None:
     # The floor found from its lit colour stops at the shadow; the refit reaches the wall.
     assert min(y for _x, y in plain.polygon) > 150
     assert abs(min(y for _x, y in fitted.polygon) - 130) <= 5
+
+
+def test_the_calibrate_command_s_refiner_leaves_the_dice_out() -> None:
+    from calibration.profile import calibrate
+    from vision.flags import outline_refiner
+
+    img = _box(shade_top=True)
+    # Dice against the shaded top wall: the floor's samples must pass them by.
+    dice = [_die(img, x, 150) for x in (300.0, 420.0, 540.0)]
+    fitted = calibrate(
+        img, dice=[(d.center, d.size_px) for d in dice], refine=outline_refiner(dice)
+    )
+    assert abs(min(y for _x, y in fitted.polygon) - 130) <= 5
