@@ -15,6 +15,7 @@ layout, so it adds nothing.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import cv2
@@ -147,25 +148,22 @@ def find_body_dice(
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
     side = float(np.sqrt(expected))
+    cluster = partial(
+        _read_cluster,
+        work,
+        labels,
+        side=side,
+        scale=scale,
+        taken=taken,
+        min_confidence=min_confidence,
+    )
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
         if i in holders and _AREA_RANGE[1] * expected < area:
             # Dice touching a die already read: one die at each peak of the blob.
-            found.extend(
-                _read_cluster(
-                    work,
-                    labels,
-                    stats[i],
-                    i,
-                    side,
-                    scale,
-                    taken,
-                    min_confidence,
-                    # A blob far bigger than a few dice is a wall, a rim or a shadow with
-                    # dice against it: only beside the dice read there is a die likely.
-                    beside_taken=area > _MAX_CLUSTER * expected,
-                )
-            )
+            # A blob far bigger than a few dice is a wall, a rim or a shadow with dice
+            # against it: only beside the dice read there is a die likely.
+            found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
             continue
         if i in holders:
             continue
@@ -175,19 +173,7 @@ def find_body_dice(
         if _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected:
             # Dice touching only each other: a heap, not a wall or a shadow's streak.
             if _compact(labels[y : y + ch, x : x + cw] == i, area):
-                found.extend(
-                    _read_cluster(
-                        work,
-                        labels,
-                        stats[i],
-                        i,
-                        side,
-                        scale,
-                        taken,
-                        min_confidence,
-                        heap=round(area / expected),
-                    )
-                )
+                found.extend(cluster(stats[i], i, heap=round(area / expected)))
             continue
         if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
             continue

@@ -26,6 +26,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.floor import ellipse_polygon
+
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
 
@@ -176,7 +178,7 @@ def refine_round(
     if ellipse is None:
         return poly
     (ex, ey), (ea, eb), ang = ellipse
-    new = _ellipse_points((ex, ey), (ea, eb), ang, n_points)
+    new = ellipse_polygon((ex, ey), (ea, eb), ang, n_points)
     # Not believed when it moved far from the old outline anywhere.
     old = poly.astype(np.float32).reshape(-1, 1, 2)
     worst = max(abs(cv2.pointPolygonTest(old, (float(x), float(y)), True)) for x, y in new)
@@ -514,17 +516,6 @@ def _ellipse_distance(pts: npt.NDArray[np.float32], box: cv2.typing.RotatedRect)
     v = (-dx * sa + dy * ca) / max(1e-9, 0.5 * b)
     r = np.maximum(np.hypot(u, v), 1e-9)
     return np.asarray(np.hypot(dx, dy) * np.abs(1.0 - 1.0 / r), np.float64)
-
-
-def _ellipse_points(
-    centre: tuple[float, float], axes: tuple[float, float], angle_deg: float, n: int
-) -> FloatArray:
-    """(n, 2) points on the ellipse given as OpenCV's RotatedRect (full axis lengths)."""
-    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
-    a, b = 0.5 * axes[0], 0.5 * axes[1]
-    ca, sa = np.cos(np.deg2rad(angle_deg)), np.sin(np.deg2rad(angle_deg))
-    x, y = a * np.cos(t), b * np.sin(t)
-    return np.stack([centre[0] + x * ca - y * sa, centre[1] + x * sa + y * ca], axis=1)
 
 
 def _signed_area(poly: FloatArray) -> float:

@@ -89,9 +89,9 @@ def test_a_die_against_a_wall_beside_a_read_die_is_found(
     searched: list[bool] = []
     real = bodies._read_cluster
 
-    def spy(*args: Any, beside_taken: bool = False) -> list[bodies.BodyDie]:
+    def spy(*args: Any, beside_taken: bool = False, **kwargs: Any) -> list[bodies.BodyDie]:
         searched.append(beside_taken)
-        return real(*args, beside_taken=beside_taken)
+        return real(*args, beside_taken=beside_taken, **kwargs)
 
     monkeypatch.setattr(bodies, "_read_cluster", spy)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in dice[:3]]
