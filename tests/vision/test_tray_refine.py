@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from vision._tray import refine_quad, refine_round
 from vision.flags import apply_flags
@@ -65,18 +66,15 @@ def test_a_side_is_followed_through_a_penumbra_into_deep_shade_up_to_the_wall() 
     assert abs(max(refined[:, 1]) - 470) <= 4
 
 
-def test_a_wall_face_in_the_floors_colour_but_darker_is_not_floor() -> None:
-    # A pale floor, and the wall's face in the same colour at 70% of its brightness.
-    face = tuple(round(0.7 * c) for c in FLOOR)
-    img = _box(face_top=(face[0], face[1], face[2]))
-    found = np.array([[180, 130], [620, 130], [620, 470], [180, 470]], np.float64)
-    refined = refine_quad(img, found, SIDE, _lab(FLOOR))
-    assert abs(min(refined[:, 1]) - 150) <= 4
-
-
-def test_a_wall_face_in_the_floors_colour_but_brighter_is_not_floor() -> None:
-    # Felt on the wall as on the floor, the wall's face turned to the light.
-    face = tuple(round(1.35 * c) for c in FLOOR)
+@pytest.mark.parametrize(
+    "brightness",
+    [
+        0.7,  # a pale floor, the wall's face in its colour in the wall's shade
+        1.35,  # felt on the wall as on the floor, the wall's face turned to the light
+    ],
+)
+def test_a_wall_face_in_the_floors_colour_is_not_floor(brightness: float) -> None:
+    face = tuple(round(brightness * c) for c in FLOOR)
     img = _box(face_top=(face[0], face[1], face[2]))
     found = np.array([[180, 130], [620, 130], [620, 470], [180, 470]], np.float64)
     refined = refine_quad(img, found, SIDE, _lab(FLOOR))
