@@ -79,11 +79,20 @@ def read_array(
     valued = [diam for diam, d in dice if d.value is not None]
     if valued and params.big_pip_px > 0.0:
         # The pip search is tuned for pips of 3-15 px; a close-up's pips are read at the
-        # size that brings them there, estimated from the dice themselves.
-        big_diam = float(np.median(valued))
+        # size that brings them there, estimated from the dice themselves: from the dice
+        # with the biggest pips, as a close-up's pips hold specks that read as tiny dice
+        # (the dice of one photo differ in size by far less than twofold).
+        biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
+        big_diam = float(np.median(biggest))
         if big_diam > params.big_pip_px:
-            scale *= params.big_pip_px_target / big_diam
-            dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
+            reduced = _read_scaled(image, scale * params.big_pip_px_target / big_diam, params)
+            # Kept when it reads at least the dice that asked for it and half as many as
+            # the first reading: a lone "die" of huge pips among small ones (a pattern, a
+            # giant face) does not make a photo a close-up.
+            read_again = sum(d.value is not None for _diam, d in reduced[0])
+            if read_again >= max(len(biggest), 0.5 * len(valued)):
+                scale *= params.big_pip_px_target / big_diam
+                dice, n_candidates, scale_x, scale_y, work = reduced
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
     # the dice; only the windows around the dice found are read again enlarged.
