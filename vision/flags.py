@@ -391,7 +391,7 @@ def _silhouette_centre(
     m = _measure_window(image, die, [d for d in dice if d is not die], floor_lab, 12.0, s * 1.1)
     if m is None:
         return None
-    mask, x0, y0, scale, _valid, _floor_share = m
+    mask, x0, y0, scale, _floor_share = m
     ys, xs = np.nonzero(mask)
     if xs.size < 10:
         return None
@@ -452,10 +452,10 @@ def _look(
         floor_chroma=scene.floor_chroma,
         die_centre=t + 0.5 * a,
     )
-    look.floor_share = m[5] if m is not None else 0.0
+    look.floor_share = m[4] if m is not None else 0.0
     if m is None or not can_lean:
         return look
-    mask, x0, y0, scale, _valid, _share = m
+    mask, x0, y0, scale, _share = m
     measured = _lean_shift(die, scene, mask, x0, y0, scale)
     if measured is not None:
         look.shift, look.overlap = measured
@@ -682,13 +682,13 @@ def _measure_window(
     polygon: FloatArray | None = None,
     floor_chroma: npt.NDArray[np.float32] | None = None,
     die_centre: FloatArray | None = None,
-) -> tuple[npt.NDArray[np.bool_], int, int, float, npt.NDArray[np.bool_], float] | None:
-    """Die pixels around ``die`` in a crop: ``(mask, x0, y0, scale, valid, floor_share)``.
+) -> tuple[npt.NDArray[np.bool_], int, int, float, float] | None:
+    """Die pixels around ``die`` in a crop: ``(mask, x0, y0, scale, floor_share)``.
 
-    Crop pixel (i, j) is photo pixel ``(x0 + j / scale, y0 + i / scale)``. ``valid`` marks
-    pixels that can belong to this die (inside the floor outline or near the top face, and
-    nearer to it than to any other die); ``floor_share`` is the share of floor colour on a
-    ring just outside the die.
+    Crop pixel (i, j) is photo pixel ``(x0 + j / scale, y0 + i / scale)``. The mask keeps
+    only pixels that can belong to this die (inside the floor outline or near the top face,
+    and nearer to it than to any other die); ``floor_share`` is the share of floor colour on
+    a ring just outside the die.
     """
     h, w = image.shape[:2]
     s = die.size_px
@@ -826,7 +826,7 @@ def _measure_window(
                 counts[0] = 0
                 keep = int(np.argmax(counts))
             filled = (labels2 == keep).astype(np.uint8)
-    return filled > 0, x0, y0, scale, valid, floor_share
+    return filled > 0, x0, y0, scale, floor_share
 
 
 def _unlike_surroundings(

@@ -44,7 +44,7 @@ def _mask_shares(shadow_factor: float) -> tuple[float, float]:
         die_centre=np.array(die.center, np.float64),
     )
     assert m is not None
-    mask, x0, y0, scale, _valid, _share = m
+    mask, x0, y0, scale, _share = m
     full = np.zeros(img.shape[:2], bool)
     ys, xs = np.nonzero(mask)
     full[np.round(ys / scale + y0).astype(int), np.round(xs / scale + x0).astype(int)] = True
