@@ -63,6 +63,11 @@ class _Die(NamedTuple):
     face_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
+#: A reading at one scale: (mean pip diameter, die) pairs, the number of pip candidates,
+#: the x and y scales and the resized image (see ``_read_scaled``).
+_Scaled = tuple[list[tuple[float, _Die]], int, float, float, Image]
+
+
 def read_array(
     image_bgr: npt.NDArray[np.uint8], *, params: ReaderParams = DEFAULTS
 ) -> tuple[DieReading, ...]:
@@ -75,24 +80,11 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
-    dice, n_candidates, scale_x, scale_y, work = _read_scaled(image, scale, params)
-    valued = [diam for diam, d in dice if d.value is not None]
-    if valued and params.big_pip_px > 0.0:
-        # The pip search is tuned for pips of 3-15 px; a close-up's pips are read at the
-        # size that brings them there, estimated from the dice themselves: from the dice
-        # with the biggest pips, as a close-up's pips hold specks that read as tiny dice
-        # (the dice of one photo differ in size by far less than twofold).
-        biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
-        big_diam = float(np.median(biggest))
-        if big_diam > params.big_pip_px:
-            reduced = _read_scaled(image, scale * params.big_pip_px_target / big_diam, params)
-            # Kept when it reads at least the dice that asked for it and half as many as
-            # the first reading: a lone "die" of huge pips among small ones (a pattern, a
-            # giant face) does not make a photo a close-up.
-            read_again = sum(d.value is not None for _diam, d in reduced[0])
-            if read_again >= max(len(biggest), 0.5 * len(valued)):
-                scale *= params.big_pip_px_target / big_diam
-                dice, n_candidates, scale_x, scale_y, work = reduced
+    reading = _read_scaled(image, scale, params)
+    close_up = _close_up(image, reading[0], scale, params)
+    if close_up is not None:
+        scale, reading = close_up
+    dice, n_candidates, scale_x, scale_y, work = reading
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
     # the dice; only the windows around the dice found are read again enlarged.
@@ -134,6 +126,35 @@ def read_array(
         for _diam, d in dice
     ]
     return reading_order(readings)
+
+
+def _close_up(
+    image: Image, dice: list[tuple[float, _Die]], scale: float, params: ReaderParams
+) -> tuple[float, _Scaled] | None:
+    """The photo read again reduced when the dice read at ``scale`` show pips wider than
+    ``params.big_pip_px``: ``(smaller scale, its reading)``, or None to keep the first.
+
+    The pip search is tuned for pips of 3-15 px; a close-up's pips are read at the size that
+    brings them there, estimated from the dice themselves: from the dice with the biggest
+    pips, as a close-up's pips hold specks that read as tiny dice (the dice of one photo
+    differ in size by far less than twofold).
+    """
+    valued = [diam for diam, d in dice if d.value is not None]
+    if not valued or params.big_pip_px <= 0.0:
+        return None
+    biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
+    big_diam = float(np.median(biggest))
+    if big_diam <= params.big_pip_px:
+        return None
+    smaller = scale * params.big_pip_px_target / big_diam
+    reduced = _read_scaled(image, smaller, params)
+    # Kept when it reads at least the dice that asked for it and half as many as the first
+    # reading: a lone "die" of huge pips among small ones (a pattern, a giant face) does
+    # not make a photo a close-up.
+    read_again = sum(d.value is not None for _diam, d in reduced[0])
+    if read_again < max(len(biggest), 0.5 * len(valued)):
+        return None
+    return smaller, reduced
 
 
 def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
@@ -330,9 +351,7 @@ def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
     )
 
 
-def _read_scaled(
-    image: Image, scale: float, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], int, float, float, Image]:
+def _read_scaled(image: Image, scale: float, params: ReaderParams) -> _Scaled:
     """Read ``image`` resized by ``scale``: (mean pip diameter, die) pairs, the number of pip
     candidates, the x and y scales and the resized image."""
     h, w = image.shape[:2]
@@ -521,15 +540,9 @@ def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:
     first, last = pts[order[0]], pts[order[-1]]
     step = (last - first) / (len(members) - 1)
     reach = 0.35 * float(np.hypot(*step))
-    k = int(members[0])
-    like = (
-        (cands.polarity == cands.polarity[k])
-        & (cands.channel == cands.channel[k])
-        & (cands.diam >= 0.7 * cands.diam[members].min())
-        & (cands.diam <= 1.4 * cands.diam[members].max())
-        & (cands.contrast >= 0.5 * cands.contrast[members].min())
-        # As round: a side face's pips seen aslant beyond a top face are flattened.
-        & (cands.roundness >= 0.85 * cands.roundness[members].min())
+    # As round: a side face's pips seen aslant beyond a top face are flattened.
+    like = _alike(cands, members, least_diam=0.7, least_roundness=0.85) & (
+        cands.diam <= 1.4 * cands.diam[members].max()
     )
     for end in (first - step, last + step):
         d = np.hypot(cands.xy[:, 0] - end[0], cands.xy[:, 1] - end[1])
@@ -544,16 +557,29 @@ def _pips_beside(cands: PipCandidates, k: int, centre: tuple[float, float], side
     lies on the face around ``centre``."""
     d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
     apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
-    like = (
+    like = _alike(cands, np.array([k]), least_diam=0.5, least_roundness=0.8)
+    return bool(np.any(like & (apart > 0.8 * cands.diam[k]) & (d < 0.4 * side)))
+
+
+def _alike(
+    cands: PipCandidates,
+    members: npt.NDArray[np.intp],
+    *,
+    least_diam: float,
+    least_roundness: float,
+) -> npt.NDArray[np.bool_]:
+    """Candidates like the pips ``members``: same polarity and plane, at least half the
+    faintest one's contrast, and at least ``least_diam`` of the smallest one's diameter and
+    ``least_roundness`` of the least round one's roundness."""
+    k = int(members[0])
+    return np.asarray(
         (cands.polarity == cands.polarity[k])
         & (cands.channel == cands.channel[k])
-        & (cands.diam >= 0.5 * cands.diam[k])
-        & (cands.contrast >= 0.5 * cands.contrast[k])
-        & (cands.roundness >= 0.8 * cands.roundness[k])
-        & (apart > 0.8 * cands.diam[k])
-        & (d < 0.4 * side)
+        & (cands.diam >= least_diam * cands.diam[members].min())
+        & (cands.contrast >= 0.5 * cands.contrast[members].min())
+        & (cands.roundness >= least_roundness * cands.roundness[members].min()),
+        dtype=bool,
     )
-    return bool(np.any(like))
 
 
 def _face_region(
