@@ -15,6 +15,7 @@ layout, so it adds nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -183,9 +184,7 @@ def find_body_dice(
         ):
             continue
         comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
-        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        outline = max(contours, key=cv2.contourArea)
-        (rx, ry), (ra, rb), ang = cv2.minAreaRect(cv2.convexHull(outline))
+        outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
         # Filled: pips and glare can leave holes in a body without changing its shape.
         filled = float(cv2.contourArea(outline))
         if min(ra, rb) <= 0 or filled < 0.7 * ra * rb or max(ra, rb) > 1.5 * min(ra, rb):
@@ -230,14 +229,24 @@ def _inside(stat: npt.NDArray[np.integer[Any]], width: int, height: int) -> bool
     return x > 0 and y > 0 and x + cw < width and y + ch < height
 
 
+def _shape(
+    comp: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], tuple[Sequence[float], Sequence[float], float]]:
+    """A blob's (0/1 mask) outer outline, its convex hull and the least rotated rectangle
+    around it (OpenCV's ``((cx, cy), (w, h), angle)``)."""
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    outline = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(outline)
+    return outline, hull, cv2.minAreaRect(hull)
+
+
 def _turn(
     labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
 ) -> float | None:
     """The turn of a lone die's body edges, degrees in [0, 90); None if it is not square."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
-    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    (_rx, _ry), (ra, rb), angle = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    _outline, _hull, (_centre, (ra, rb), angle) = _shape(comp)
     if min(ra, rb) < 4.0 or max(ra, rb) > _SQUARE * min(ra, rb):
         return None
     return float(angle) % 90.0
@@ -245,11 +254,7 @@ def _turn(
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:
     """Whether a blob is a heap of dice rather than a wall, a rim or a long shadow."""
-    contours, _ = cv2.findContours(
-        comp.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
-    )
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    (_rx, _ry), (ra, rb), _ang = cv2.minAreaRect(hull)
+    _outline, hull, (_centre, (ra, rb), _ang) = _shape(comp.astype(np.uint8))
     return area >= 0.6 * float(cv2.contourArea(hull)) and max(ra, rb) <= 3.0 * min(ra, rb)
 
 
