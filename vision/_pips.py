@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import cv2
@@ -96,16 +97,16 @@ def _blobs_at_scale(
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
-    c = round(params.min_pip_contrast * 0.7)
+    level = np.full_like(mean, round(params.min_pip_contrast * 0.7))
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
+        # mean - c and mean + c saturate to 0..255 without leaving uint8.
         if polarity < 0:
-            # mean - c and mean + c, saturated to 0..255, without leaving uint8.
-            mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, -c), cv2.CMP_LT)
+            mask = cv2.compare(gray, cv2.subtract(mean, level), cv2.CMP_LT)
         else:
-            mask = cv2.compare(gray, cv2.addWeighted(mean, 1.0, mean, 0.0, c), cv2.CMP_GT)
+            mask = cv2.compare(gray, cv2.add(mean, level), cv2.CMP_GT)
         # 16-bit labels are much faster to write; a mask with more pixels than 16 bits can
         # number could hold more components, so it falls back to 32 bits.
         ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
@@ -166,32 +167,33 @@ def _split_merged(
     """
     centres: list[tuple[float, float]] = []
     diams: list[float] = []
+    # Plain floats below: a photo can have dozens of such blobs, and numpy's per-call cost on
+    # scalars would be most of the time spent here.
     for k in index.tolist():
-        x, y, bw, bh = (int(v) for v in stats[k, :4])
-        m = cv2.moments((labels[y : y + bh, x : x + bw] == k + 1).astype(np.uint8), True)
+        x, y, bw, bh = stats[k, :4].tolist()
+        m = cv2.moments((labels[y : y + bh, x : x + bw] == k + 1).view(np.uint8), True)
         count = m["m00"]
         if count < 6:
             continue
-        mx, my = m["m10"] / count, m["m01"] / count
         sxx, syy, sxy = m["mu20"] / count, m["mu02"] / count, m["mu11"] / count
         half_tr = 0.5 * (sxx + syy)
-        root = float(np.sqrt(max(half_tr**2 - (sxx * syy - sxy**2), 0.0)))
-        width = 4.0 * float(np.sqrt(max(half_tr - root, 1e-6)))
-        length = 4.0 * float(np.sqrt(max(half_tr + root, 1e-6)))
-        # Major axis direction of the second-moment ellipse.
-        theta = 0.5 * float(np.arctan2(2 * sxy, sxx - syy))
-        axis = np.array([np.cos(theta), np.sin(theta)])
-        mean = np.array([mx, my])
+        root = math.sqrt(max(half_tr**2 - (sxx * syy - sxy**2), 0.0))
+        width = 4.0 * math.sqrt(max(half_tr - root, 1e-6))
+        length = 4.0 * math.sqrt(max(half_tr + root, 1e-6))
         pieces = round(length / width)
         if pieces not in (2, 3) or not dmin <= width <= 1.3 * dmax:
             continue
         # Blob pixels should fill the row of discs: roughly pieces * disc area.
-        if not 0.6 <= count / (pieces * np.pi / 4 * width**2) <= 1.5:
+        if not 0.6 <= count / (pieces * math.pi / 4 * width**2) <= 1.5:
             continue
-        spacing = length / (pieces + 0.25)
+        # Along the major axis of the second-moment ellipse.
+        theta = 0.5 * math.atan2(2 * sxy, sxx - syy)
+        step = length / (pieces + 0.25)
+        ax, ay = math.cos(theta) * step, math.sin(theta) * step
+        mx, my = m["m10"] / count + x, m["m01"] / count + y
         for i in range(pieces):
-            c = mean + axis * (i - (pieces - 1) / 2) * spacing
-            centres.append((float(c[0] + x), float(c[1] + y)))
+            off = i - (pieces - 1) / 2
+            centres.append((mx + ax * off, my + ay * off))
             diams.append(width)
     if not centres:
         return np.zeros((0, 2), np.float32), np.zeros((0,), np.float32)
