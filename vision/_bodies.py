@@ -85,12 +85,12 @@ def find_body_dice(
 
     ``taken`` holds ``(x, y, side)`` of the dice already read (work pixels) and
     ``die_side`` their typical side as their pips suggest; the bodies of the taken dice
-    give the size a body must have. A blob that holds a taken die is skipped. Readings
-    below ``min_confidence`` are dropped. The turns of the taken dice's own bodies come
-    back too, to check the faces read on them.
+    give the size a body must have (with none taken, ``die_side`` alone does). A blob that
+    holds a taken die is skipped. Readings below ``min_confidence`` are dropped. The turns
+    of the taken dice's own bodies come back too, to check the faces read on them.
     """
     h, w = work.shape[:2]
-    if die_side < 6.0 or min(h, w) < 4 * die_side or not taken:
+    if die_side < 6.0 or min(h, w) < 4 * die_side:
         return BodyPass([], [None] * len(taken), [])
     # Bodies are looked for at about _BODY_PX pixels per die; pips are read at full size.
     # Bilinear reduction: a third of pixel averaging's cost, and the threshold below follows
@@ -110,12 +110,7 @@ def find_body_dice(
     # Median over about three dice: one die (or two touching) is an outlier in it.
     k = 2 * int(1.6 * _MODEL_PX_PER_DIE) + 1
     floor = cv2.resize(cv2.medianBlur(lab_small, k), (bw_, bh_), interpolation=cv2.INTER_LINEAR)
-    # Lab distance as the sum of the channels' differences, saturated at 255 (far above
-    # any threshold used).
-    c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
-    # Lightness counts half: a soft shadow darkens the floor without changing its hue,
-    # while a die differs in hue, or in lightness by far more than a shadow does.
-    diff = cv2.add(cv2.add(np.right_shift(c0, 1), c1), c2)
+    diff = _lab_distance(lab, floor)
     noise = float(np.median(diff[::3, ::3]))
     raw = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
@@ -221,6 +216,60 @@ def find_body_dice(
             )
         )
     return BodyPass(found, turns, unread)
+
+
+#: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
+#: against a floor model smoothed over this share of it (dice up to a fifth of the short side
+#: stay outliers in the median).
+_ANYWHERE_PX = 160
+_ANYWHERE_FLOOR = 0.3
+
+
+def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
+    """Dice found by their bodies alone, in a photo where the pip search read none.
+
+    Without a die read there is no size to look for, so the size comes from the bodies
+    themselves: blobs unlike a floor model smoothed over about a third of the photo (a die
+    is an outlier in it, a die's pips are not bodies in it) that are filled squares, their
+    median side. Those dice are then looked for as :func:`find_body_dice` does, each read by
+    the single-face counter at ``min_confidence`` or more.
+    """
+    h, w = work.shape[:2]
+    f = _ANYWHERE_PX / min(h, w)
+    if f >= 1.0:
+        return BodyPass([], [], [])
+    small = cv2.resize(work, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    k = 2 * round(0.5 * _ANYWHERE_FLOOR * _ANYWHERE_PX) + 1
+    diff = _lab_distance(lab, cv2.medianBlur(lab, k))
+    noise = float(np.median(diff))
+    mask = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
+    n, labels, stats, _cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    sh, sw = mask.shape
+    sides = []
+    for i in range(1, n):
+        x, y, cw, ch, area = (int(v) for v in stats[i])
+        if area < 9 or not _inside(stats[i], sw, sh):
+            continue
+        outline, _hull, (_c, (ra, rb), _a) = _shape(
+            (labels[y : y + ch, x : x + cw] == i).view(np.uint8)
+        )
+        square = min(ra, rb) > 0 and max(ra, rb) <= 1.5 * min(ra, rb)
+        if square and cv2.contourArea(outline) >= 0.7 * ra * rb:
+            sides.append(float(np.sqrt(ra * rb)) / f)
+    if not sides:
+        return BodyPass([], [], [])
+    return find_body_dice(
+        work, float(np.median(sides)) / _BODY_SIDE_PER_FACE, [], min_confidence=min_confidence
+    )
+
+
+def _lab_distance(lab: npt.NDArray[Any], floor: npt.NDArray[Any]) -> Image:
+    """Per pixel difference of two Lab images: the sum of the channels' differences with
+    lightness halved, saturated at 255 (a soft shadow darkens the floor without changing
+    its hue, while a die differs in hue, or in lightness by far more than a shadow does)."""
+    c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
+    return np.asarray(cv2.add(cv2.add(np.right_shift(c0, 1), c1), c2), dtype=np.uint8)
 
 
 def _inside(stat: npt.NDArray[np.integer[Any]], width: int, height: int) -> bool:

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
-from vision._bodies import find_body_dice
+from vision._bodies import BodyDie, find_body_dice, find_dice_anywhere
 from vision._faces import (
     AROUND_CENTRE,
     FaceFit,
@@ -114,6 +114,10 @@ def read_array(
         dice, unread = _body_dice(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
+    if params.body_dice and not any(d.value is not None for _diam, d in dice):
+        # Not one face read by its pips (pips too faint or too small for the pip search all
+        # over the photo): the dice may still stand out by their bodies.
+        dice = _anywhere(work, dice, params)
     readings = [
         DieReading(
             value=d.value,
@@ -278,20 +282,29 @@ def _body_dice(
         else (diam, d)
         for (diam, d), turn in zip(dice, found.turns, strict=True)
     ]
-    bodies = [
-        (
-            b.pip_diam,
-            _Die(
-                b.value if b.confidence >= params.min_confidence else None,
-                b.center,
-                b.size,
-                b.confidence,
-                b.outline,
-            ),
-        )
-        for b in found.dice
+    return checked + [_body_die(b, params) for b in found.dice], found.unread
+
+
+def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
+    """A die read by its body as a (mean pip diameter, die) pair; uncertain below
+    ``params.min_confidence``."""
+    value = b.value if b.confidence >= params.min_confidence else None
+    return b.pip_diam, _Die(value, b.center, b.size, b.confidence, b.outline)
+
+
+def _anywhere(
+    work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
+) -> list[tuple[float, _Die]]:
+    """The uncertain ``dice`` of a photo where no face was read, with the dice its bodies
+    read (work-image pixels); a die read there replaces the uncertain one it lies on."""
+    found = find_dice_anywhere(work, min_confidence=params.min_confidence)
+    bodies = [_body_die(b, params) for b in found.dice]
+    kept = [
+        (diam, d)
+        for diam, d in dice
+        if not any(_shadowed(d, diam, b, b_diam) for b_diam, b in bodies)
     ]
-    return checked + bodies, found.unread
+    return kept + bodies
 
 
 def _read_blobs(

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision._bodies import find_body_dice
+from vision._bodies import find_body_dice, find_dice_anywhere
 from vision.reader import read_array
 
 SIDE = 40
@@ -136,3 +136,33 @@ def test_the_turn_of_each_lone_read_die_comes_back(art: SimpleNamespace) -> None
     assert turns[1] is not None and abs(turns[1] - 65.0) < 6.0
     # Two dice touching share one body: its turn says nothing about either.
     assert turns[2:] == [None, None]
+
+
+def test_dice_whose_pips_the_pip_search_misses_everywhere_are_found_by_their_bodies(
+    art: SimpleNamespace,
+) -> None:
+    from vision.params import DEFAULTS
+
+    img = art.background(640, 480, colour=(200, 205, 210))
+    layout = [((120, 120), 5), ((320, 140), 3), ((520, 110), 6), ((200, 350), 4), ((450, 340), 2)]
+    for i, (centre, value) in enumerate(layout):
+        # Pips barely darker than their face, on every die: no face is read by its pips.
+        art.draw_die(
+            img, centre, SIDE, value, angle_deg=9.0 * i, body=(40, 40, 160), pip=(10, 10, 70)
+        )
+    assert [d for d in read_array(img, params=DEFAULTS._replace(body_dice=False)) if d.value] == []
+    dice = read_array(img)
+    assert sorted(d.value or 0 for d in dice) == sorted(v for _c, v in layout)
+    for (x, y), value in layout:
+        (die,) = [d for d in dice if d.value == value]
+        assert np.hypot(die.center[0] - x, die.center[1] - y) < 0.25 * SIDE
+
+
+def test_a_photo_without_dice_gives_no_body_dice(art: SimpleNamespace) -> None:
+    img = art.background(640, 480, colour=(200, 205, 210))
+    # Die-sized things without a pip layout: a coin, a blank square, a ring.
+    cv2.circle(img, (160, 200), 20, (90, 140, 180), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (380, 180), (416, 216), (60, 60, 60), -1)
+    cv2.circle(img, (300, 360), 18, (40, 40, 40), 4, cv2.LINE_AA)
+    assert find_dice_anywhere(img, min_confidence=0.6).dice == []
+    assert read_array(img) == ()
