@@ -90,6 +90,9 @@ MASK_OPEN = 0.3
 OWN_CORE = 0.6
 #: ...and those this many times nearer to it than to the measured die (in die sides).
 OWN_FACTOR = 2.0
+#: Around another die, this share of its side is its own body (top face and side faces),
+#: never background to fill in behind the measured die.
+OTHER_COVER = 0.8
 #: The background behind a die is filled in from its surroundings over a disc this much
 #: (die sides) wider than a flat die's half diagonal around its predicted silhouette centre.
 BACKGROUND_MARGIN = 0.3
@@ -724,6 +727,8 @@ def _measure_window(
     ring = (r > reach + 0.15 * s) & (r < reach + 0.55 * s)
     # Nearest-die ownership: a pixel nearer (in die sides) to another die is not ours.
     own = np.ones((ch, cw), bool)
+    # Other dice's pixels (their flat silhouettes, roughly): never background.
+    covered = np.zeros((ch, cw), bool)
     for o in others:
         if (
             abs(o.center[0] - cx) > 3 * s + 2 * o.size_px
@@ -731,6 +736,7 @@ def _measure_window(
         ):
             continue
         ro = np.hypot(px - o.center[0], py - o.center[1]) / max(1.0, o.size_px)
+        covered |= ro < OTHER_COVER
         # Another die's pixels: its top face (within OWN_CORE of its centre) and what is
         # clearly nearer to it. Between two top faces the pixels stay ours, for a side face
         # there belongs to the die that leans, which may be this one.
@@ -778,7 +784,7 @@ def _measure_window(
     c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
     die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
     if die_centre is not None:
-        die_px = _unlike_surroundings(blurred, lab, px, py, die_centre, s, ring)
+        die_px = _unlike_surroundings(blurred, lab, px, py, die_centre, s, ring, covered)
     if floor_px.sum() >= 8:
         # Floor in a shadow is still floor (the chromaticity test above calls dark floor
         # grey, and a shadow is unlike the lit floor filled in behind the die, so a wall's
@@ -837,27 +843,29 @@ def _unlike_surroundings(
     centre: FloatArray,
     s: float,
     ring: npt.NDArray[np.bool_],
+    covered: npt.NDArray[np.bool_],
 ) -> npt.NDArray[np.bool_]:
     """Pixels of a crop that differ from the background filled in behind the die.
 
     ``blurred`` (H, W, 3) uint8 BGR and ``lab`` (H, W, 3) float32 its 8-bit Lab; ``px``,
     ``py`` the photo coordinates of the crop's columns (1, W) and rows (H, 1); ``centre``
     the die's predicted silhouette centre and ``s`` its side (photo pixels); ``ring`` the
-    pixels sampled as surroundings. The background (floor, shadows, a wall's face and its
-    edge) is carried into a disc around the die from outside it, so whatever the floor's
-    colour or texture, a pixel counts as die when it is unlike what would be there without
-    the die.
+    pixels sampled as surroundings; ``covered`` (H, W) bool other dice's pixels, filled in
+    too (a neighbour carried in as background would hide the side face next to it). The
+    background (floor, shadows, a wall's face and its edge) is carried into a disc around
+    the die from outside it, so whatever the floor's colour or texture, a pixel counts as
+    die when it is unlike what would be there without the die.
     """
     radius = (0.72 + BACKGROUND_MARGIN) * s
     rc = np.hypot(px - float(centre[0]), py - float(centre[1]))
-    hole = (rc < radius).astype(np.uint8)
+    hole = ((rc < radius) | covered).astype(np.uint8)
     # A one-pixel neighbourhood: four times faster than three and as good on the renders.
     filled = cv2.inpaint(blurred, hole, 1, cv2.INPAINT_TELEA)
     back = cv2.cvtColor(cv2.GaussianBlur(filled, (5, 5), 0), cv2.COLOR_BGR2LAB)
     diff = lab - back.astype(np.float32)
     # Lightness counts a quarter: a shadow changes it most and the hue least.
     dist = np.sqrt((diff * diff * np.array([0.25, 1.0, 1.0], np.float32)).sum(axis=2))
-    around = ring & (rc >= radius)
+    around = ring & (rc >= radius) & ~covered
     base = float(np.median(dist[around])) if around.sum() >= 8 else 3.0
     return np.asarray(dist > max(MIN_CONTRAST, BACKGROUND_CONTRAST * base), bool)
 
