@@ -137,10 +137,15 @@ def find_body_dice(
         for i in held
     ]
     single = [float(stats[i, cv2.CC_STAT_AREA]) for i, c in holders.items() if c == 1]
+    guess = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
     if len(single) >= 2:
         expected = float(np.median(single))
     else:
-        expected = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
+        # Too few lone dice read: the die-shaped blobs of the photo measure a die better
+        # than the pips read, which may be a face's pips short (a five read as a two is
+        # fitted smaller than its die).
+        alike = _square_areas(np.asarray(stats, np.int32), bw_, bh_, guess)
+        expected = float(np.median(alike)) if len(alike) >= 2 else guess
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
     side = float(np.sqrt(expected))
@@ -270,6 +275,22 @@ def _lab_distance(lab: npt.NDArray[Any], floor: npt.NDArray[Any]) -> Image:
     its hue, while a die differs in hue, or in lightness by far more than a shadow does)."""
     c0, c1, c2 = cv2.split(cv2.absdiff(lab, floor))
     return np.asarray(cv2.add(cv2.add(np.right_shift(c0, 1), c1), c2), dtype=np.uint8)
+
+
+def _square_areas(
+    stats: npt.NDArray[np.integer[Any]], width: int, height: int, guess: float
+) -> list[float]:
+    """Areas of the blobs that could be lone dice: clear of the frame, their boxes about
+    square and at least half filled (a square turned 45 degrees fills half its box), and
+    within a third to three times the ``guess`` (in blob pixels squared)."""
+    out = []
+    for stat in stats[1:]:
+        cw, ch, area = int(stat[2]), int(stat[3]), float(stat[4])
+        if not (_inside(stat, width, height) and guess / 3.0 <= area <= 3.0 * guess):
+            continue
+        if max(cw, ch) <= 1.3 * min(cw, ch) and area >= 0.5 * cw * ch:
+            out.append(area)
+    return out
 
 
 def _inside(stat: npt.NDArray[np.integer[Any]], width: int, height: int) -> bool:
