@@ -77,6 +77,20 @@ SUPPORT_ANGLE_DEG = 45.0
 OFF_TRAY_MARGIN = 0.4
 #: ...unless at least this share of a ring around it has the floor's colour.
 FLOOR_AROUND = 0.6
+#: ...or its footprint lies this many die sides outside the outline and something unlike
+#: the floor (a wall) lies between it and the floor: a rim or a table of the floor's
+#: colour shows that colour all round a die, but a die on floor that the outline missed
+#: has floor all the way to the outline.
+CLEAR_OUTSIDE = 0.9
+#: A path from a footprint into the outline crosses no floor for at most this share of a
+#: die side when the floor reaches the die (a wall's top or face is wider; a pip of felt
+#: noise narrower).
+FLOOR_GAP = 0.1
+#: Floor in a wall's shadow keeps at least this share of the lit floor's lightness.
+SHADE_DEPTH = 0.45
+#: Turns (degrees) of the paths tried from the way straight to the outline: one of them
+#: passes beside any neighbour.
+FLOOR_PATH_TURNS_DEG = (0.0, -30.0, 30.0, -55.0, 55.0)
 #: A tray floor is at least this many die sides wide and this many die areas large; a
 #: smaller "floor" is something else (a cable, a patch of table between dice).
 MIN_FLOOR_WIDTH = 5.0
@@ -422,6 +436,7 @@ class _Look:
     shift: FloatArray | None = None
     overlap: float = 0.0
     leans: list[LeanScore | None] = field(default_factory=list)
+    floor_between: bool = True
 
 
 def _look(
@@ -456,6 +471,13 @@ def _look(
         die_centre=t + 0.5 * a,
     )
     look.floor_share = m[4] if m is not None else 0.0
+    if (
+        inside < -CLEAR_OUTSIDE
+        and look.floor_share >= FLOOR_AROUND
+        and scene.polygon is not None
+        and scene.floor_lab is not None
+    ):
+        look.floor_between = _floor_between(image, scene, t + a, [die, *others], s_px)
     if m is None or not can_lean:
         return look
     mask, x0, y0, scale, _share = m
@@ -578,9 +600,11 @@ def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
         look.has_polygon
         and look.floor_share is not None
         and inside < -OFF_TRAY_MARGIN
-        and look.floor_share < FLOOR_AROUND
+        and (
+            look.floor_share < FLOOR_AROUND or (inside < -CLEAR_OUTSIDE and not look.floor_between)
+        )
     ):
-        return [_off_tray(inside)]
+        return [_off_tray(inside, past_wall=look.floor_share >= FLOOR_AROUND)]
     shifted = look.shift is not None and look.overlap >= LEAN_OVERLAP
     v = look.shift - common if look.shift is not None else np.zeros(2)
     cos_lim = math.cos(math.radians(SUPPORT_ANGLE_DEG))
@@ -619,6 +643,89 @@ def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
     return found
 
 
+def _longest_run(flags: npt.NDArray[np.bool_]) -> int:
+    """Length of the longest run of True in a 1-D boolean array."""
+    best = run = 0
+    for f in flags.tolist():
+        run = run + 1 if f else 0
+        best = max(best, run)
+    return best
+
+
+def _floor_between(
+    image: Image, scene: _Scene, foot: FloatArray, dice: Sequence[DieReading], side_px: float
+) -> bool:
+    """True when floor colour runs from beside ``foot`` (x, y) to half a die inside the outline.
+
+    Paths fanned around the way to the nearest point of the outline are sampled one per
+    pixel, leaving out the pixels of ``dice`` (this die's own and its neighbours'); a sample
+    is floor when its colour is near the floor's, or has the floor's chromaticity at a
+    lightness between SHADE_DEPTH of the lit floor's and the lit floor's (floor in a wall's
+    shadow). One path without a stretch of something else (FLOOR_GAP) is enough.
+    """
+    assert scene.polygon is not None and scene.floor_lab is not None
+    poly = scene.polygon
+    best: tuple[float, FloatArray] | None = None
+    for i in range(len(poly)):
+        p, q = poly[i], poly[(i + 1) % len(poly)]
+        e = q - p
+        k = float(np.clip(np.dot(foot - p, e) / max(1e-9, float(np.dot(e, e))), 0.0, 1.0))
+        closest = p + k * e
+        gap = float(np.hypot(*(closest - foot)))
+        if best is None or gap < best[0]:
+            best = (gap, closest)
+    if best is None or best[0] < 1.0:
+        return True
+    dist, near = best
+    length = dist + 0.5 * side_px
+    n = max(2, round(length))
+    h, w = image.shape[:2]
+    c_ref = (
+        scene.floor_chroma
+        if scene.floor_chroma is not None
+        else _chromaticity_of_lab(scene.floor_lab)
+    )
+    base = (near - foot) / dist
+    for turn in FLOOR_PATH_TURNS_DEG:
+        c, sn = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+        way = np.array([c * base[0] - sn * base[1], sn * base[0] + c * base[1]])
+        # Straight on to the outline, whatever the turn: the path ends inside the floor.
+        reach = (dist / max(0.3, c)) + 0.5 * side_px
+        pts = foot[None, :] + np.linspace(0.0, reach, n)[:, None] * way[None, :]
+        keep = np.ones(n, bool)
+        for other in dice:
+            r = np.hypot(pts[:, 0] - other.center[0], pts[:, 1] - other.center[1])
+            keep &= r > 0.8 * other.size_px
+        keep &= (pts[:, 0] >= 1) & (pts[:, 0] <= w - 2) & (pts[:, 1] >= 1) & (pts[:, 1] <= h - 2)
+        if keep.sum() < 0.3 * n:
+            continue
+        pts = pts[keep]
+        xs = np.round(pts[:, 0]).astype(int)
+        ys = np.round(pts[:, 1]).astype(int)
+        # A 3x3 mean per sample: felt and sensor noise would make single pixels wander.
+        patch = np.zeros((len(xs), 3), np.float32)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                patch += image[ys + dy, xs + dx].astype(np.float32)
+        px = np.clip(patch / 9.0, 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+        lab = cv2.cvtColor(px, cv2.COLOR_BGR2LAB).astype(np.float32)
+        alike = colour_distance(lab, scene.floor_lab).ravel() < 1.5 * scene.floor_tol
+        f = px.reshape(-1, 3).astype(np.float32)
+        total = f.sum(axis=1) + 30.0
+        chroma = np.stack([(f[:, 0] + 10.0) / total, (f[:, 2] + 10.0) / total], axis=1)
+        # A wall's shadow darkens the floor by half at most; a black wall next to a grey
+        # floor has its chromaticity too, but not its lightness.
+        light = lab[:, 0, 0]
+        shaded = (
+            (np.hypot(*(chroma - c_ref).T) < 0.035)
+            & (light <= scene.floor_lab[0] + 10)
+            & (light >= SHADE_DEPTH * scene.floor_lab[0])
+        )
+        if _longest_run(~(alike | shaded)) < max(3.0, FLOOR_GAP * side_px):
+            return True
+    return False
+
+
 def _footprint(die: DieReading, scene: _Scene) -> tuple[FloatArray, FloatArray, float]:
     """The top-face centre ``t``, the offset ``a`` from it down to the die's footprint (zero
     without a camera), and how deep the footprint lies inside the floor in die sides
@@ -632,8 +739,10 @@ def _footprint(die: DieReading, scene: _Scene) -> tuple[FloatArray, FloatArray, 
     return t, a, _depth_inside(scene.polygon, t + a) / die.size_px
 
 
-def _off_tray(inside: float) -> tuple[str, str]:
+def _off_tray(inside: float, past_wall: bool = False) -> tuple[str, str]:
     where = f"its footprint lies {-inside:.1f} die widths outside the tray floor"
+    if past_wall:
+        where += ", past something unlike the floor (a wall)"
     return ("off_tray", f"position: {where}")
 
 

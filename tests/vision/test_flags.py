@@ -146,3 +146,46 @@ def test_flat_dice_of_real_photos_get_no_false_flags(datasets_dir: Path) -> None
     assert trays >= 25  # most of the 33 tray photos
     assert off == 0
     assert lean <= 0.005 * dice_total
+
+
+def test_a_die_beside_the_wall_on_a_table_of_the_floors_colour_is_off_tray() -> None:
+    # The table looks like the floor all round the die; only the dark wall between them
+    # tells that the floor does not reach it.
+    rng = np.random.default_rng(3)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = FLOOR
+    cv2.rectangle(img, (150, 100), (650, 500), WALL, -1)
+    cv2.rectangle(img, (180, 130), (620, 470), FLOOR, -1)
+    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    dice = [_die(img, 400, 300), _die(img, 300, 200), _die(img, 690, 300)]
+    result = apply_flags(img, dice)
+    assert result.tray is not None
+    assert result.dice[0].flags == () and result.dice[1].flags == ()
+    assert result.dice[2].flags == ("off_tray",)
+    assert "wall" in result.dice[2].evidence[0]
+
+
+def test_a_die_on_floor_the_outline_missed_is_not_off_tray() -> None:
+    # A floor outline that cuts a strip of floor off: floor colour runs from the die into
+    # the outline, so the die is not called off the tray by its position alone.
+    from vision import flags
+
+    img = _tray()
+    die = _die(img, 560, 300)
+    scene = flags._Scene(
+        floor=None,
+        polygon=np.array([[180, 130], [520, 130], [520, 470], [180, 470]], np.float64),
+        floor_lab=_lab(FLOOR),
+        floor_tol=12.0,
+        pose=None,
+        die_units=None,
+    )
+    assert flags._floor_between(img, scene, np.array(die.center), [die], die.size_px)
+    wall = _tray()
+    cv2.rectangle(wall, (525, 130), (545, 470), WALL, -1)
+    assert not flags._floor_between(wall, scene, np.array(die.center), [die], die.size_px)
+
+
+def _lab(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
+    px = cv2.cvtColor(np.array([[bgr]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0]
+    return (float(px[0]), float(px[1]), float(px[2]))
