@@ -40,13 +40,21 @@ class BodyDie(NamedTuple):
     pip_diam: float
 
 
+class LoneBody(NamedTuple):
+    """A taken die's own body: the turn of its edges in degrees in [0, 90) and its side in
+    work-image pixels."""
+
+    turn: float
+    side: float
+
+
 class BodyPass(NamedTuple):
-    """What the body pass found: the dice it read, and for each taken die the turn of its
-    own body's edges in degrees in [0, 90) (None where its body is shared with other dice,
-    cut by the frame or not square)."""
+    """What the body pass found: the dice it read, for each taken die its own body (None
+    where that body is shared with other dice, cut by the frame or not square), and the
+    die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels."""
 
     dice: list[BodyDie]
-    turns: list[float | None]
+    lone: list[LoneBody | None]
     unread: list[tuple[float, float, float]]
 
 
@@ -130,8 +138,8 @@ def find_body_dice(
         held.append(lab_id)
         if lab_id:
             holders[lab_id] = holders.get(lab_id, 0) + 1
-    turns = [
-        _turn(labels, stats[i], i)
+    lone = [
+        _lone(labels, stats[i], i, scale)
         if i and holders[i] == 1 and _inside(stats[i], bw_, bh_)
         else None
         for i in held
@@ -220,7 +228,7 @@ def find_body_dice(
                 float(pips[:, 2].mean()),
             )
         )
-    return BodyPass(found, turns, unread)
+    return BodyPass(found, lone, unread)
 
 
 #: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
@@ -310,16 +318,20 @@ def _shape(
     return outline, hull, cv2.minAreaRect(hull)
 
 
-def _turn(
-    labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
-) -> float | None:
-    """The turn of a lone die's body edges, degrees in [0, 90); None if it is not square."""
+def _lone(
+    labels: npt.NDArray[np.integer[Any]],
+    stat: npt.NDArray[np.integer[Any]],
+    label: int,
+    scale: float,
+) -> LoneBody | None:
+    """A lone die's body (blob pixels are ``scale`` times the work image's); None if it is
+    not square."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
     _outline, _hull, (_centre, (ra, rb), angle) = _shape(comp)
     if min(ra, rb) < 4.0 or max(ra, rb) > _SQUARE * min(ra, rb):
         return None
-    return float(angle) % 90.0
+    return LoneBody(float(angle) % 90.0, float(np.sqrt(ra * rb)) / scale)
 
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:

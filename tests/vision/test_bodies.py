@@ -131,7 +131,7 @@ def test_the_turn_of_each_lone_read_die_comes_back(art: SimpleNamespace) -> None
     for centre, value, angle in layout:
         art.draw_die(img, centre, SIDE, value, angle_deg=angle, body=(40, 40, 160))
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v, _a in layout]
-    turns = find_body_dice(img, 0.75 * SIDE, taken).turns
+    turns = [None if b is None else b.turn for b in find_body_dice(img, 0.75 * SIDE, taken).lone]
     assert turns[0] is not None and abs(turns[0] - 20.0) < 6.0
     assert turns[1] is not None and abs(turns[1] - 65.0) < 6.0
     # Two dice touching share one body: its turn says nothing about either.
@@ -166,3 +166,21 @@ def test_a_photo_without_dice_gives_no_body_dice(art: SimpleNamespace) -> None:
     cv2.circle(img, (300, 360), 18, (40, 40, 40), 4, cv2.LINE_AA)
     assert find_dice_anywhere(img, min_confidence=0.6).dice == []
     assert read_array(img) == ()
+
+
+def test_a_face_read_short_of_its_pips_is_read_again_on_its_body(art: SimpleNamespace) -> None:
+    from vision._bodies import LoneBody
+    from vision.reader import _Die, _more_pips
+
+    img = art.background(240, 240, colour=(200, 205, 210))
+    art.draw_die(img, (120, 120), SIDE, 5, body=(40, 40, 160), shadow=False)
+    step = 0.27 * SIDE
+    # A five's corner and centre pips fitted as a two: a face half its die's size.
+    two = _Die(2, (120 - step / 2, 120 - step / 2), 3.6 * step / 2, 0.9, ())
+    again = _more_pips(img, two, LoneBody(0.0, SIDE))
+    assert again.value == 5
+    assert np.hypot(again.center[0] - 120, again.center[1] - 120) < 0.15 * SIDE
+    # A face fitted as big as its body is not read again, and neither is a fuller reading.
+    assert _more_pips(img, two._replace(size=SIDE), LoneBody(0.0, SIDE)).value == 2
+    six = two._replace(value=6)
+    assert _more_pips(img, six, LoneBody(0.0, SIDE)).value == 6
