@@ -233,9 +233,10 @@ def find_body_dice(
 
 #: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
 #: against a floor model smoothed over this share of it (dice up to a fifth of the short side
-#: stay outliers in the median).
-_ANYWHERE_PX = 160
+#: stay outliers in the median), and takes bodies up to this share of the short side as dice.
+_ANYWHERE_PX = 320
 _ANYWHERE_FLOOR = 0.3
+_ANYWHERE_MAX_SIDE = 0.2
 
 
 def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
@@ -253,8 +254,13 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
         return BodyPass([], [], [])
     small = cv2.resize(work, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    k = 2 * round(0.5 * _ANYWHERE_FLOOR * _ANYWHERE_PX) + 1
-    diff = _lab_distance(lab, cv2.medianBlur(lab, k))
+    # The floor model on a copy half as big again: the median's cost grows with its reach.
+    half = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    k = 2 * round(0.25 * _ANYWHERE_FLOOR * _ANYWHERE_PX) + 1
+    floor = cv2.resize(
+        cv2.medianBlur(half, k), (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR
+    )
+    diff = _lab_distance(lab, floor)
     noise = float(np.median(diff))
     mask = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
     n, labels, stats, _cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -268,7 +274,8 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
             (labels[y : y + ch, x : x + cw] == i).view(np.uint8)
         )
         square = min(ra, rb) > 0 and max(ra, rb) <= 1.5 * min(ra, rb)
-        if square and cv2.contourArea(outline) >= 0.7 * ra * rb:
+        small_enough = max(ra, rb) <= _ANYWHERE_MAX_SIDE * _ANYWHERE_PX
+        if square and small_enough and cv2.contourArea(outline) >= 0.7 * ra * rb:
             sides.append(float(np.sqrt(ra * rb)) / f)
     if not sides:
         return BodyPass([], [], [])
