@@ -189,3 +189,20 @@ def test_a_die_on_floor_the_outline_missed_is_not_off_tray() -> None:
 def _lab(bgr: tuple[int, int, int]) -> tuple[float, float, float]:
     px = cv2.cvtColor(np.array([[bgr]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0]
     return (float(px[0]), float(px[1]), float(px[2]))
+
+
+def test_of_two_dice_flagged_leaning_on_each_other_only_the_further_reaching_keeps_it() -> None:
+    from vision import flags
+
+    a = DieReading(value=1, center=(100.0, 100.0), size_px=30.0, confidence=1.0)
+    b = DieReading(value=2, center=(135.0, 100.0), size_px=30.0, confidence=1.0)
+    far = DieReading(value=3, center=(300.0, 100.0), size_px=30.0, confidence=1.0)
+    looks: list[flags._Look | None] = [
+        flags._Look(a, 3.0, [], None, True, shift=np.array([0.3, 0.0]), overlap=0.7),
+        flags._Look(b, 3.0, [], None, True, shift=np.array([-0.2, 0.0]), overlap=0.7),
+        flags._Look(far, 3.0, [], None, True, shift=np.array([0.3, 0.0]), overlap=0.7),
+    ]
+    why = [("leaning", "visible side face")]
+    verdicts = [list(why), list(why), list(why)]
+    flags._one_of_each_pair(verdicts, looks, np.zeros(2))
+    assert verdicts == [why, [], why]
