@@ -54,6 +54,8 @@ _BLOB_PIP_PX = 12.0
 #: by the single-face counter (right faces of two to five pips measure 1.0-2.3 times, half
 #: of them over 1.6; their shadow and edges add to the body).
 _BODY_OVER_FACE = 1.5
+#: An unread face whose centre is this share of its side from the frame's edge is dropped.
+_FRAME_CUT = 0.25
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
 
@@ -135,8 +137,17 @@ def read_array(
             outline=tuple((x / scale_x, y / scale_y) for x, y in d.outline),
         )
         for _diam, d in dice
+        if d.value is not None or not _cut_by_frame(d, work.shape[1], work.shape[0])
     ]
     return reading_order(readings)
+
+
+def _cut_by_frame(d: _Die, width: int, height: int) -> bool:
+    """Whether the frame cuts through the middle of ``d``'s face (its centre within a
+    quarter of its side of an edge): an unread face seen only in part is no evidence of a
+    die (blocky compression at an edge makes such patterns)."""
+    x, y = d.center
+    return min(x, y, width - x, height - y) < _FRAME_CUT * d.size
 
 
 def _close_up(
