@@ -356,3 +356,15 @@ def test_one_big_die_among_small_ones_does_not_make_a_close_up(art: SimpleNamesp
         assert [d.value for d in dice if _close(d, centre, 42)] == [value]
     # (The big die itself is not read: pips as wide as the other dice are taken for dice
     # lined up on the table, see _drop_giants.)
+
+
+def test_an_unread_face_cut_through_its_middle_by_the_frame_is_no_die() -> None:
+    from vision.reader import _cut_by_frame, _Die
+
+    def die(x: float, y: float) -> _Die:
+        return _Die(None, (x, y), 40.0, 0.5, ())
+
+    assert _cut_by_frame(die(5, 200), 640, 480)
+    assert _cut_by_frame(die(300, 475), 640, 480)
+    assert not _cut_by_frame(die(15, 200), 640, 480)
+    assert not _cut_by_frame(die(320, 240), 640, 480)
