@@ -367,7 +367,7 @@ def _drop_containers(c: PipCandidates) -> PipCandidates:
     big = np.flatnonzero(c.diam >= 2.5 * float(c.diam.min()))
     keep = np.ones(n, bool)
     for k in big.tolist():
-        inside = tree.query_ball_point(c.xy[k], r=0.6 * float(c.diam[k]))
+        inside = tree.query_ball_point(c.xy[k], r=0.45 * float(c.diam[k]))
         if any(
             c.diam[m] < 0.6 * c.diam[k]
             and c.channel[m] == c.channel[k]
