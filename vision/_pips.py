@@ -31,8 +31,9 @@ class PipCandidates(NamedTuple):
     between pip and face (positive); ``ring_bgr`` (N, 3) median face colour around the pip
     (BGR); ``ring_gray`` (N,) its level on the candidate's plane; ``channel`` (N,) that plane
     (0 grey, 1 red-green, 2 yellow-blue, see ``make_planes``); ``uniformity`` (N,) share of
-    the ring that has
-    the face's grey level.
+    the ring that has the face's grey level; ``roundness`` (N,) its shortest over longest
+    width; ``minor`` (N,) the direction of its shortest width, radians in [0, pi) (a pip
+    seen aslant is squashed along the direction the camera looks).
     """
 
     xy: FloatArray
@@ -44,6 +45,7 @@ class PipCandidates(NamedTuple):
     uniformity: FloatArray
     roundness: FloatArray
     channel: npt.NDArray[np.intp]
+    minor: FloatArray
 
     def take(self, index: npt.NDArray[np.intp] | npt.NDArray[np.bool_]) -> PipCandidates:
         """The candidates selected by ``index`` (integer or boolean array)."""
@@ -65,6 +67,7 @@ def _empty() -> PipCandidates:
         z,
         z,
         np.zeros((0,), np.intp),
+        z,
     )
 
 
@@ -215,8 +218,9 @@ def _roundness(
     r: FloatArray,
     inside: FloatArray,
     ring: FloatArray,
-) -> FloatArray:
-    """Shortest over longest width of each blob, measured along 8 directions.
+) -> tuple[FloatArray, FloatArray]:
+    """Shortest over longest width of each blob, measured along 8 directions, and the
+    direction of the shortest (radians in [0, pi), from the three widths around it).
 
     A ray's edge is where the grey level first crosses halfway from the blob's inside to its
     ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
@@ -236,7 +240,15 @@ def _roundness(
     radius = _RADII[first]  # (N, 16)
     widths = radius[:, :8] + radius[:, 8:]
     out: FloatArray = (widths.min(axis=1) / np.maximum(widths.max(axis=1), 1e-6)).astype(np.float32)
-    return out
+    # The shortest width's direction, refined by a parabola through it and its neighbours
+    # (the widths repeat every 8 directions, pi).
+    k = widths.argmin(axis=1)
+    rows = np.arange(widths.shape[0])
+    left, mid, right = widths[rows, (k - 1) % 8], widths[rows, k], widths[rows, (k + 1) % 8]
+    curve = left - 2.0 * mid + right
+    shift = np.where(curve > 1e-6, 0.5 * (left - right) / np.maximum(curve, 1e-6), 0.0)
+    minor: FloatArray = (((k + shift) * (np.pi / 8)) % np.pi).astype(np.float32)
+    return out, minor
 
 
 def find_pip_candidates(
@@ -332,7 +344,7 @@ def _measure(
     weights = face_like[..., None].astype(np.float32)
     ring_bgr = (ring_c * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
     ok = (contrast >= params.min_pip_contrast) & (uniform >= params.min_ring_uniformity)
-    rnd = _roundness(planes, chan[ok], xy[ok], r[ok], inside[ok], ring_gray[ok])
+    rnd, minor = _roundness(planes, chan[ok], xy[ok], r[ok], inside[ok], ring_gray[ok])
     cands = PipCandidates(
         xy[ok],
         diam[ok],
@@ -343,6 +355,7 @@ def _measure(
         uniform[ok].astype(np.float32),
         rnd,
         chan[ok],
+        minor,
     )
     return _drop_containers(_dedupe(cands))
 

@@ -54,6 +54,14 @@ _BLOB_PIP_PX = 12.0
 #: by the single-face counter (right faces of two to five pips measure 1.0-2.3 times, half
 #: of them over 1.6; their shadow and edges add to the body).
 _BODY_OVER_FACE = 1.5
+#: A photo is read again stretched when its stark pips are flattened below this at the
+#: median (shorter over longer width), with at least this many of them and their flattening
+#: directions this much in agreement (mean resultant length of doubled angles).
+_ASLANT = 0.8
+_ASLANT_PIPS = 6
+_ASLANT_AGREE = 0.7
+#: ... and that reading is kept when it reads this many times as many dice, and two more.
+_ASLANT_GAIN = 2.0
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
 #: The single-face counter's least confidence for its reading to replace the pips' one.
@@ -70,6 +78,8 @@ class _Die(NamedTuple):
     outline: tuple[tuple[float, float], ...]
     squash: float = 1.0
     face_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: Direction (radians in [0, pi)) along which the face's pips are squashed.
+    minor: float = 0.0
 
 
 #: A reading at one scale: (mean pip diameter, die) pairs, the number of pip candidates,
@@ -537,11 +547,94 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
 
 def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int]:
     """Find and read dice on the work image: (mean pip diameter, die) pairs, both in its
-    pixels, and the number of pip candidates they came from."""
+    pixels, and the number of pip candidates they came from.
+
+    A photo taken aslant flattens every top face, and its pips, along the direction the
+    camera looks; the grid fits want square faces. When the faces read say so (their pips
+    flattened alike, in one direction), the photo is read again stretched back along that
+    direction, and that reading is kept when it reads far more dice.
+    """
+    dice, cands = _read_plain(work, params)
+    n_candidates = len(cands)
+    aslant = _aslant(cands, params)
+    if aslant is None:
+        return dice, n_candidates
+    squash, minor = aslant
+    h, w = work.shape[:2]
+    stretch, back = _stretch(w, h, 1.0 / squash, minor)
+    corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64) @ stretch.T
+    size = (int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+    stretched: Image = np.asarray(
+        cv2.warpAffine(
+            work, stretch, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ),
+        dtype=np.uint8,
+    )
+    again, cands_again = _read_plain(stretched, params)
+    # Kept only when it reads far more: stretched back, the side faces a camera looking
+    # aslant sees are as square as the top faces, and some read as dice.
+    first = sum(d.value is not None for _diam, d in dice)
+    if sum(d.value is not None for _diam, d in again) < _ASLANT_GAIN * first + 2:
+        return dice, n_candidates
+    shrink = float(np.sqrt(squash))
+    mapped = []
+    for diam, d in again:
+        pts = np.array([d.center, *d.outline], np.float64)
+        pts = np.column_stack([pts, np.ones(len(pts))]) @ back.T
+        mapped.append(
+            (
+                diam * shrink,
+                d._replace(
+                    center=(float(pts[0, 0]), float(pts[0, 1])),
+                    size=d.size * shrink,
+                    outline=tuple((float(x), float(y)) for x, y in pts[1:]),
+                ),
+            )
+        )
+    return mapped, len(cands_again)
+
+
+def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] | None:
+    """``(squash, direction)`` of the photo's stark pips when at least ``_ASLANT_PIPS`` of
+    them are flattened, at the median, below ``_ASLANT`` in one direction (radians in
+    [0, pi)), else None."""
+    stark = (cands.contrast >= 3.0 * params.min_pip_contrast) & (cands.uniformity >= 0.8)
+    if int(stark.sum()) < _ASLANT_PIPS:
+        return None
+    squash = float(np.median(cands.roundness[stark]))
+    if squash >= _ASLANT:
+        return None
+    doubled = 2.0 * cands.minor[stark].astype(np.float64)
+    c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
+    if np.hypot(c, s) < _ASLANT_AGREE:
+        return None
+    return max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi
+
+
+def _stretch(
+    width: int, height: int, factor: float, direction: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Affine maps (2x3) that stretch an image ``factor`` times along ``direction``
+    (radians) and shift it to start at (0, 0), and back."""
+    m = np.array([np.cos(direction), np.sin(direction)])
+    lin = np.eye(2) + (factor - 1.0) * np.outer(m, m)
+    corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], np.float64) @ lin.T
+    shift = -corners.min(axis=0)
+    forward = np.column_stack([lin, shift])
+    inv = np.linalg.inv(lin)
+    backward = np.column_stack([inv, -inv @ shift])
+    return forward, backward
+
+
+def _read_plain(
+    work: Image, params: ReaderParams
+) -> tuple[list[tuple[float, _Die]], PipCandidates]:
+    """:func:`_read_work` without the second look at a photo taken aslant; with the pip
+    candidates instead of their number."""
     planes = make_planes(work)
     cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return [], 0
+        return [], cands
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     fits: list[FaceFit] = []
     for members in link_pips(cands, planes, params):
@@ -571,7 +664,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
         if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice, len(cands)
+    return dice, cands
 
 
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
@@ -1047,6 +1140,9 @@ def _check_face(
         return None
     face_bgr = np.mean(cands.ring_bgr[members], axis=0)
     squash = min(fit.squash, float(np.mean(cands.roundness[members])))
+    # Mean of axial directions: on doubled angles.
+    doubled = 2.0 * cands.minor[members]
+    minor = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum())) % np.pi
     return _Die(
         value,
         fit.center,
@@ -1055,4 +1151,5 @@ def _check_face(
         outline,
         squash,
         (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
+        minor,
     )

@@ -368,3 +368,24 @@ def test_an_unread_face_cut_through_its_middle_by_the_frame_is_no_die() -> None:
     assert _cut_by_frame(die(300, 475), 640, 480)
     assert not _cut_by_frame(die(15, 200), 640, 480)
     assert not _cut_by_frame(die(320, 240), 640, 480)
+
+
+def test_a_photo_taken_far_aslant_is_read_stretched_back(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+
+    img = art.background(720, 560, colour=(120, 150, 170))
+    layout = [((120, 140), 5), ((330, 150), 4), ((560, 140), 6), ((200, 400), 1), ((480, 390), 3)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(img, centre, 70, value, angle_deg=7.0 * i, shadow=False)
+    # A camera looking about 57 degrees aslant: every top face is flattened to 0.54.
+    squash = 300 / 560
+    aslant = np.ascontiguousarray(cv2.resize(img, (720, 300), interpolation=cv2.INTER_AREA))
+    dice = read_array(aslant)
+    assert sorted(d.value or 0 for d in dice) == [1, 3, 4, 5, 6]
+    for (x, y), value in layout:
+        (die,) = [d for d in dice if d.value == value]
+        assert np.hypot(die.center[0] - x, die.center[1] - y * squash) < 6.0
+    monkeypatch.setattr(reader, "_ASLANT", 0.0)
+    assert len([d for d in read_array(aslant) if d.value is not None]) <= 2
