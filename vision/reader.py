@@ -136,7 +136,9 @@ def read_array(
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
-        dice = _anywhere(work, dice, params)
+        dice, unread = _anywhere(work, dice, params)
+        if unread:
+            dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     readings = [
         DieReading(
             value=d.value,
@@ -358,9 +360,10 @@ def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
 
 def _anywhere(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> list[tuple[float, _Die]]:
+) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]]]:
     """The uncertain ``dice`` of a photo where no face was read, with the dice its bodies
-    read (work-image pixels); a die read there replaces the uncertain one it lies on."""
+    read (work-image pixels; a die read there replaces the uncertain one it lies on), and
+    the die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels."""
     found = find_dice_anywhere(work, min_confidence=params.min_confidence)
     bodies = [_body_die(b, params) for b in found.dice]
     kept = [
@@ -368,7 +371,7 @@ def _anywhere(
         for diam, d in dice
         if not any(_shadowed(d, diam, b, b_diam) for b_diam, b in bodies)
     ]
-    return kept + bodies
+    return kept + bodies, found.unread
 
 
 def _read_blobs(
