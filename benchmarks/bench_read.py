@@ -5,6 +5,9 @@
 Runs on one core (``os.sched_setaffinity(0, {0})`` and ``cv2.setNumThreads(1)``) and prints a
 Markdown table of median times in milliseconds. Every timed step starts from the file on disk
 (page cache), as ``cv2.imread`` does: the decode and reader columns include reading the bytes.
+The reader is timed three ways: finding the tray in each photo and flagging dice, without the
+tray flags, and with a tray profile that ``dice-companion calibrate`` made from the same photo
+beforehand (as a player calibrates once from where the camera stays).
 
 Without ``--images`` it makes its own JPEGs (quality 92) at 640x480, 1920x1080 and 4032x3024:
 from the first of ``sample_images/*.png`` when there is one, otherwise from a tray scene drawn
@@ -19,6 +22,7 @@ import io
 import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -84,11 +88,14 @@ def main(argv: list[str] | None = None) -> int:
             "(c)/(a)",
             "(d) read_bytes, no tray flags",
             "(d)/(a)",
+            "(e) read_bytes with a tray profile",
+            "(e)/(a)",
         ]
         print("| " + " | ".join(header) + " |")
         print("|" + "|".join("---" for _ in header) + "|")
         for path in photos:
-            print(table_row(path, args.repeat, max_side, read_bytes), flush=True)
+            profile = make_profile(path, Path(tmp)) if read_bytes is not None else None
+            print(table_row(path, args.repeat, max_side, read_bytes, profile), flush=True)
 
         if args.pillow:
             print()
@@ -162,12 +169,36 @@ def interleaved_medians(steps: dict[str, Callable[[], object]], repeat: int) -> 
     return {name: statistics.median(ts) * 1000.0 for name, ts in times.items()}
 
 
-def table_row(path: Path, repeat: int, max_side: int, read_bytes: Callable[..., Any] | None) -> str:
+def make_profile(path: Path, folder: Path) -> Any:
+    """The tray profile ``dice-companion calibrate`` makes from ``path`` (the camera is
+    calibrated once, from where it stays), or None when it finds no tray there."""
+    out = folder / (path.stem + ".tray.json")
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "calibrate", str(path), "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        return None
+    from calibration.profile import TrayProfile
+
+    return TrayProfile.load(out)
+
+
+def table_row(
+    path: Path,
+    repeat: int,
+    max_side: int,
+    read_bytes: Callable[..., Any] | None,
+    profile: Any = None,
+) -> str:
     try:
         info = vio.probe(path.read_bytes())
         label = f"{info.width}x{info.height} {info.format}"
     except ImageDecodeError as exc:
-        return f"| {path.name} | - | error: {exc} | | | | | | |"
+        return f"| {path.name} | - | error: {exc} | | | | | | | | |"
     size = f"{path.stat().st_size / 1e6:.2f} MB"
     k = vio.reduction_factor(max(info.width, info.height), max_side)
 
@@ -186,6 +217,8 @@ def table_row(path: Path, repeat: int, max_side: int, read_bytes: Callable[..., 
         else:
             steps["reader"] = lambda: read_bytes(path.read_bytes())
             steps["no_tray"] = lambda: read_bytes(path.read_bytes(), tray_flags=False)
+            if profile is not None:
+                steps["profile"] = lambda: read_bytes(path.read_bytes(), profile=profile)
     ms = interleaved_medians(steps, repeat)
     a = ms.get("imread")
     if "reader" in ms:
@@ -193,10 +226,14 @@ def table_row(path: Path, repeat: int, max_side: int, read_bytes: Callable[..., 
         ratio = f"{ms['reader'] / a:.2f}x" if a else "n/a"
         d_text = f"{ms['no_tray']:.1f}"
         d_ratio = f"{ms['no_tray'] / a:.2f}x" if a else "n/a"
+    e_text, e_ratio = "n/a (no tray found)", "n/a"
+    if "profile" in ms:
+        e_text = f"{ms['profile']:.1f}"
+        e_ratio = f"{ms['profile'] / a:.2f}x" if a else "n/a"
     a_text = f"{a:.1f}" if a is not None else "n/a (cv2 cannot read it)"
     return (
         f"| {label} | {size} | {a_text} | {ms['full']:.1f} | {ms['reduced']:.1f} (1/{k}) "
-        f"| {c_text} | {ratio} | {d_text} | {d_ratio} |"
+        f"| {c_text} | {ratio} | {d_text} | {d_ratio} | {e_text} | {e_ratio} |"
     )
 
 
