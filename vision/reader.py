@@ -64,6 +64,8 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
+#: The confidence of a face two counters agree on after the pip reader was unsure.
+_AGREED = 0.75
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
 
@@ -80,6 +82,9 @@ class _Die(NamedTuple):
     face_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
     #: Direction (radians in [0, pi)) along which the face's pips are squashed.
     minor: float = 0.0
+    #: The value of the layout its pips were fitted to, even when ``value`` is None (0 for
+    #: a die not read by its pips).
+    layout: int = 0
 
 
 #: A reading at one scale: (mean pip diameter, die) pairs, the number of pip candidates,
@@ -133,6 +138,7 @@ def read_array(
         dice, unread = _body_dice(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
+    dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
@@ -356,6 +362,31 @@ def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
     ``params.min_confidence``."""
     value = b.value if b.confidence >= params.min_confidence else None
     return b.pip_diam, _Die(value, b.center, b.size, b.confidence, b.outline)
+
+
+def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
+    """``d`` read when it was left uncertain but the single-face counter, on a window as big
+    as the photo's dice around it, surely counts the layout its pips were fitted to.
+
+    Two counters that share nothing but the pixels agree: a one whose face could not be told
+    apart from a touching die of its colour, say, or a face with a glint beside its pips.
+    """
+    if d.value is not None or d.layout == 0:
+        return d
+    sides = [o.size for _diam, o in dice if o.value is not None]
+    side = float(np.median(sides)) if sides else d.size
+    h, w = work.shape[:2]
+    half = 0.75 * side
+    x0, y0 = max(0, int(d.center[0] - half)), max(0, int(d.center[1] - half))
+    x1, y1 = min(w, int(d.center[0] + half) + 1), min(h, int(d.center[1] + half) + 1)
+    if min(x1 - x0, y1 - y0) < half:
+        return d
+    # No size hint: the counter then centres on the die's own silhouette, so a lone pip
+    # off its die's centre (a two with a pip lost) is no one.
+    face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+    if face.value != d.layout or face.confidence < _SURE_COUNT:
+        return d
+    return d._replace(value=d.layout, confidence=min(face.confidence, _AGREED))
 
 
 def _anywhere(
@@ -1155,4 +1186,5 @@ def _check_face(
         squash,
         (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
         minor,
+        fit.value,
     )

@@ -389,3 +389,21 @@ def test_a_photo_taken_far_aslant_is_read_stretched_back(
         assert np.hypot(die.center[0] - x, die.center[1] - y * squash) < 6.0
     monkeypatch.setattr(reader, "_ASLANT", 0.0)
     assert len([d for d in read_array(aslant) if d.value is not None]) <= 2
+
+
+def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
+    art: SimpleNamespace,
+) -> None:
+    from vision.reader import _Die, _second_opinion
+
+    img = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
+    art.draw_die(img, (220, 120), 50, 5, body=(40, 40, 160))
+    five = _Die(5, (220.0, 120.0), 50.0, 0.95, ())
+    unsure = _Die(None, (100.0, 120.0), 50.0, 0.5, (), layout=3)
+    agreed = _second_opinion(img, unsure, [(8.0, five), (8.0, unsure)])
+    assert agreed.value == 3 and agreed.confidence <= 0.75
+    # A counter that counts another layout, or no layout to check, leaves it unsure.
+    assert _second_opinion(img, unsure._replace(layout=2), [(8.0, five)]).value is None
+    assert _second_opinion(img, unsure._replace(layout=0), [(8.0, five)]).value is None
+    assert _second_opinion(img, five, [(8.0, five)]) is five
