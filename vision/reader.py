@@ -64,8 +64,10 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
-#: The confidence of a face two counters agree on after the pip reader was unsure.
+#: The confidence of a face two counters agree on after the pip reader was unsure, and the
+#: least die side (work pixels) for asking the second counter.
 _AGREED = 0.75
+_SECOND_LEAST_SIDE = 24.0
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
 
@@ -375,6 +377,8 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
         return d
     sides = [o.size for _diam, o in dice if o.value is not None]
     side = float(np.median(sides)) if sides else d.size
+    if side < _SECOND_LEAST_SIDE:
+        return d  # too few pixels for two counters to see more than the same blur
     h, w = work.shape[:2]
     half = 0.75 * side
     x0, y0 = max(0, int(d.center[0] - half)), max(0, int(d.center[1] - half))
