@@ -181,7 +181,9 @@ def _close_up(
     pips, as a close-up's pips hold specks that read as tiny dice (the dice of one photo
     differ in size by far less than twofold).
     """
-    valued = [diam for diam, d in dice if d.value is not None]
+    # Uncertain faces speak for the pip size when none was read (a close-up's big pips may
+    # hold specks that spoil every face).
+    valued = [diam for diam, d in dice if d.value is not None] or [diam for diam, _d in dice]
     if not valued or params.big_pip_px <= 0.0:
         return None
     biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
