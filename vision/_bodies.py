@@ -150,10 +150,11 @@ def find_body_dice(
         expected = float(np.median(single))
     else:
         # Too few lone dice read: the die-shaped blobs of the photo measure a die better
-        # than the pips read, which may be a face's pips short (a five read as a two is
-        # fitted smaller than its die).
+        # than the pips read when those are a face's pips short (a five read as a two is
+        # fitted smaller than its die); pips never make a die look bigger than it is, so
+        # the blobs may only raise the size.
         alike = _square_areas(np.asarray(stats, np.int32), bw_, bh_, guess)
-        expected = float(np.median(alike)) if len(alike) >= 2 else guess
+        expected = max(guess, float(np.median(alike))) if len(alike) >= 2 else guess
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
     side = float(np.sqrt(expected))
