@@ -82,8 +82,6 @@ class _Die(NamedTuple):
     outline: tuple[tuple[float, float], ...]
     squash: float = 1.0
     face_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    #: Direction (radians in [0, pi)) along which the face's pips are squashed.
-    minor: float = 0.0
     #: The value of the layout its pips were fitted to, even when ``value`` is None (0 for
     #: a die not read by its pips).
     layout: int = 0
@@ -340,11 +338,8 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     body_side = body.side
     if d.value is None or d.value == 6 or body_side < _BODY_OVER_FACE * d.size:
         return d
-    h, w = work.shape[:2]
-    half = 0.7 * body_side
-    x0, y0 = max(0, int(d.center[0] - half)), max(0, int(d.center[1] - half))
-    x1, y1 = min(w, int(d.center[0] + half) + 1), min(h, int(d.center[1] + half) + 1)
-    face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+    crop, x0, y0 = _window(work, d.center, 0.7 * body_side)
+    face = read_face(crop)
     if face.value is None or face.value <= d.value or face.confidence < _SURE_COUNT:
         return d
     pips = np.array(face.pips, np.float32)
@@ -359,6 +354,15 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
         confidence=min(d.confidence, face.confidence),
         outline=_square(centre, side, float(np.deg2rad(body.turn))),
     )
+
+
+def _window(work: Image, centre: tuple[float, float], half: float) -> tuple[Image, int, int]:
+    """The square of ``work`` reaching ``half`` pixels around ``centre`` (cut by the frame),
+    contiguous, and its top-left corner ``x0, y0``."""
+    h, w = work.shape[:2]
+    x0, y0 = max(0, int(centre[0] - half)), max(0, int(centre[1] - half))
+    x1, y1 = min(w, int(centre[0] + half) + 1), min(h, int(centre[1] + half) + 1)
+    return np.ascontiguousarray(work[y0:y1, x0:x1]), x0, y0
 
 
 def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
@@ -381,15 +385,13 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     side = float(np.median(sides)) if sides else d.size
     if side < _SECOND_LEAST_SIDE:
         return d  # too few pixels for two counters to see more than the same blur
-    h, w = work.shape[:2]
     half = 0.75 * side
-    x0, y0 = max(0, int(d.center[0] - half)), max(0, int(d.center[1] - half))
-    x1, y1 = min(w, int(d.center[0] + half) + 1), min(h, int(d.center[1] + half) + 1)
-    if min(x1 - x0, y1 - y0) < half:
+    crop, _x0, _y0 = _window(work, d.center, half)
+    if min(crop.shape[:2]) < half:
         return d
     # No size hint: the counter then centres on the die's own silhouette, so a lone pip
     # off its die's centre (a two with a pip lost) is no one.
-    face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+    face = read_face(crop)
     if face.value != d.layout or face.confidence < _SURE_COUNT:
         return d
     return d._replace(value=d.layout, confidence=min(face.confidence, _AGREED))
@@ -590,7 +592,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     pixels, and the number of pip candidates they came from.
 
     A photo taken aslant flattens every top face, and its pips, along the direction the
-    camera looks; the grid fits want square faces. When the faces read say so (their pips
+    camera looks; the grid fits want square faces. When the photo's stark pips say so (all
     flattened alike, in one direction), the photo is read again stretched back along that
     direction, and that reading is kept when it reads far more dice.
     """
@@ -601,9 +603,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
         return dice, n_candidates
     squash, minor = aslant
     h, w = work.shape[:2]
-    stretch, back = _stretch(w, h, 1.0 / squash, minor)
-    corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64) @ stretch.T
-    size = (int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+    stretch, back, size = _stretch(w, h, 1.0 / squash, minor)
     stretched: Image = np.asarray(
         cv2.warpAffine(
             work, stretch, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
@@ -653,9 +653,10 @@ def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] |
 
 def _stretch(
     width: int, height: int, factor: float, direction: float
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], tuple[int, int]]:
     """Affine maps (2x3) that stretch an image ``factor`` times along ``direction``
-    (radians) and shift it to start at (0, 0), and back."""
+    (radians) and shift it to start at (0, 0), and back; and the stretched image's
+    ``(width, height)``."""
     m = np.array([np.cos(direction), np.sin(direction)])
     lin = np.eye(2) + (factor - 1.0) * np.outer(m, m)
     corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], np.float64) @ lin.T
@@ -663,7 +664,8 @@ def _stretch(
     forward = np.column_stack([lin, shift])
     inv = np.linalg.inv(lin)
     backward = np.column_stack([inv, -inv @ shift])
-    return forward, backward
+    extent = corners.max(axis=0) + shift
+    return forward, backward, (int(np.ceil(extent[0])), int(np.ceil(extent[1])))
 
 
 def _read_plain(
@@ -1180,9 +1182,6 @@ def _check_face(
         return None
     face_bgr = np.mean(cands.ring_bgr[members], axis=0)
     squash = min(fit.squash, float(np.mean(cands.roundness[members])))
-    # Mean of axial directions: on doubled angles.
-    doubled = 2.0 * cands.minor[members]
-    minor = 0.5 * float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum())) % np.pi
     return _Die(
         value,
         fit.center,
@@ -1191,6 +1190,5 @@ def _check_face(
         outline,
         squash,
         (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
-        minor,
         fit.value,
     )
