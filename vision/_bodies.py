@@ -94,8 +94,8 @@ def find_body_dice(
     ``taken`` holds ``(x, y, side)`` of the dice already read (work pixels) and
     ``die_side`` their typical side as their pips suggest; the bodies of the taken dice
     give the size a body must have (with none taken, ``die_side`` alone does). A blob that
-    holds a taken die is skipped. Readings below ``min_confidence`` are dropped. The turns
-    of the taken dice's own bodies come back too, to check the faces read on them.
+    holds a taken die is skipped. Readings below ``min_confidence`` are dropped. The taken
+    dice's own lone bodies (turn and side) come back too, to check the faces read on them.
     """
     h, w = work.shape[:2]
     if die_side < 6.0 or min(h, w) < 4 * die_side:
@@ -255,7 +255,7 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
         return BodyPass([], [], [])
     small = cv2.resize(work, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    # The floor model on a copy half as big again: the median's cost grows with its reach.
+    # The floor model on a copy half the size: the median's cost grows with its reach.
     half = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
     k = 2 * round(0.25 * _ANYWHERE_FLOOR * _ANYWHERE_PX) + 1
     floor = cv2.resize(

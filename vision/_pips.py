@@ -105,7 +105,7 @@ def _blobs_at_scale(
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
-        # mean - c and mean + c saturate to 0..255 without leaving uint8.
+        # The mean minus and plus the level saturate to 0..255 without leaving uint8.
         if polarity < 0:
             mask = cv2.compare(gray, cv2.subtract(mean, level), cv2.CMP_LT)
         else:
