@@ -71,11 +71,12 @@ def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:
     Dark pixels are damped towards grey (their colour is mostly noise). Brightness is
     divided out, so a shadow keeps the chromaticity of what it falls on.
     """
-    return _chroma_of_blurred(np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.uint8))
+    return chroma_of_smoothed(np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.uint8))
 
 
-def _chroma_of_blurred(blur: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    """:func:`chromaticity` of pixels already smoothed, (..., 3) uint8 -> (..., 2) float32."""
+def chroma_of_smoothed(blur: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """:func:`chromaticity` of pixels already smoothed (or averaged), (..., 3) uint8 BGR ->
+    (..., 2) float32."""
     f = blur.astype(np.float32)
     total = f[..., 0] + f[..., 1] + f[..., 2] + np.float32(30.0)
     out = np.empty((*f.shape[:-1], 2), np.float32)
@@ -164,7 +165,7 @@ def find_floor(
     if shape == "rect":
         polygon = _extend_into_shadow(blur, polygon, region)
     # Only the floor's own pixels are needed: their chromaticity alone is computed.
-    chroma = np.median(_chroma_of_blurred(blur[::2, ::2][sub]), axis=0)
+    chroma = np.median(chroma_of_smoothed(blur[::2, ::2][sub]), axis=0)
     polygon = polygon / scale
     # A box floor's corners may lie out of the photo (the sides go on out of sight);
     # only absurd ones are pulled in.

@@ -31,7 +31,14 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
-from calibration.floor import FloorFit, chromaticity, colour_distance, find_floor, work_copy
+from calibration.floor import (
+    FloorFit,
+    chroma_of_smoothed,
+    chromaticity,
+    colour_distance,
+    find_floor,
+    work_copy,
+)
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
 from vision._lean import EdgeField, LeanScore, lean_score
 from vision._tray import refine_outline
@@ -750,9 +757,7 @@ def _floor_between(
         px = np.clip(patch / 9.0, 0, 255).astype(np.uint8).reshape(-1, 1, 3)
         lab = cv2.cvtColor(px, cv2.COLOR_BGR2LAB).astype(np.float32)
         alike = colour_distance(lab, scene.floor_lab).ravel() < 1.5 * scene.floor_tol
-        f = px.reshape(-1, 3).astype(np.float32)
-        total = f.sum(axis=1) + 30.0
-        chroma = np.stack([(f[:, 0] + 10.0) / total, (f[:, 2] + 10.0) / total], axis=1)
+        chroma = chroma_of_smoothed(px.reshape(-1, 3))
         # A wall's shadow darkens the floor by half at most; a black wall next to a grey
         # floor has its chromaticity too, but not its lightness.
         light = lab[:, 0, 0]
@@ -1048,9 +1053,7 @@ def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDAr
 def _chromaticity_of_lab(lab: tuple[float, float, float]) -> npt.NDArray[np.float32]:
     """The chromaticity (see calibration.floor.chromaticity) of one 8-bit Lab colour."""
     px = np.array([[lab]], np.float32).clip(0, 255).astype(np.uint8)
-    bgr = cv2.cvtColor(px, cv2.COLOR_LAB2BGR).astype(np.float32)[0, 0]
-    total = float(bgr.sum()) + 30.0
-    return np.array([(bgr[0] + 10.0) / total, (bgr[2] + 10.0) / total], np.float32)
+    return chroma_of_smoothed(np.asarray(cv2.cvtColor(px, cv2.COLOR_LAB2BGR), np.uint8)[0, 0])
 
 
 def _lean_shift(
