@@ -194,9 +194,7 @@ def find_body_dice(
             continue
         comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
         outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
-        # Filled: pips and glare can leave holes in a body without changing its shape.
-        filled = float(cv2.contourArea(outline))
-        if min(ra, rb) <= 0 or filled < 0.7 * ra * rb or max(ra, rb) > 1.5 * min(ra, rb):
+        if not _filled_square(outline, ra, rb):
             if min(ra, rb) > 0 and max(ra, rb) <= _ROUGH * min(ra, rb):
                 # A die with its shadow, say: too rough a square for the face counter, but
                 # worth a closer look by the pip reader.
@@ -274,14 +272,23 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
         outline, _hull, (_c, (ra, rb), _a) = _shape(
             (labels[y : y + ch, x : x + cw] == i).view(np.uint8)
         )
-        square = min(ra, rb) > 0 and max(ra, rb) <= 1.5 * min(ra, rb)
-        small_enough = max(ra, rb) <= _ANYWHERE_MAX_SIDE * _ANYWHERE_PX
-        if square and small_enough and cv2.contourArea(outline) >= 0.7 * ra * rb:
+        if max(ra, rb) <= _ANYWHERE_MAX_SIDE * _ANYWHERE_PX and _filled_square(outline, ra, rb):
             sides.append(float(np.sqrt(ra * rb)) / f)
     if not sides:
         return BodyPass([], [], [])
     return find_body_dice(
         work, float(np.median(sides)) / _BODY_SIDE_PER_FACE, [], min_confidence=min_confidence
+    )
+
+
+def _filled_square(outline: npt.NDArray[Any], ra: float, rb: float) -> bool:
+    """Whether a blob with this outer ``outline`` and least rectangle ``ra`` by ``rb`` is
+    shaped like a lone die's body: about square and filled (pips and glare can leave holes
+    in a body without changing its outline)."""
+    return (
+        min(ra, rb) > 0
+        and max(ra, rb) <= 1.5 * min(ra, rb)
+        and float(cv2.contourArea(outline)) >= 0.7 * ra * rb
     )
 
 
