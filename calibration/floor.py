@@ -63,9 +63,8 @@ def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, flo
     k = int(max(h, w) / side)
     src = image_bgr
     if k >= 2:
-        src = cv2.resize(
-            image_bgr[: h - h % k, : w - w % k], (w // k, h // k), interpolation=cv2.INTER_AREA
-        )
+        whole = image_bgr[: h - h % k, : w - w % k]
+        src = np.asarray(cv2.resize(whole, (w // k, h // k), interpolation=cv2.INTER_AREA))
     small = cv2.resize(
         src,
         (max(1, round(w * scale)), max(1, round(h * scale))),
@@ -331,7 +330,8 @@ def _outline(region: npt.NDArray[np.uint8]) -> tuple[FloatArray, str, float]:
     quad_err = _area_mismatch(region, quad)
     ell_poly = None
     ell_err = np.inf
-    if len(contour) >= 5:
+    # The ellipse is fitted to the hull, which may keep fewer points than the contour.
+    if len(hull) >= 5:
         (ex, ey), (ea, eb), eang = cv2.fitEllipse(hull)
         if ea > 0 and eb > 0:
             ell_poly = ellipse_polygon((ex, ey), (ea, eb), eang)
