@@ -1,6 +1,7 @@
 """Measure the reader on a folder of labelled photos.
 
-Usage: ``python -m vision.evaluate DATASET_DIR [--split S] [--json] [--failures DIR]``
+Usage: ``python -m vision.evaluate DATASET_DIR [--split S] [--json] [--failures DIR] [--zoom F]
+[--perturb NAME=VALUE ...]``
 
 Layouts understood anywhere under ``DATASET_DIR`` (each folder found is one "split"):
 
@@ -21,12 +22,14 @@ import os
 import re
 import sys
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision._count import read_face
 from vision.params import DEFAULTS, ReaderParams
@@ -223,15 +226,20 @@ def evaluate_split(
     params: ReaderParams = DEFAULTS,
     failures: Path | None = None,
     zoom: float = 1.0,
+    perturb: Perturbation | None = None,
 ) -> Iterator[tuple[Path, ImageResult]]:
     """Read every photo of ``split``; yield each photo with how it was read.
 
-    With ``zoom`` other than 1 each labelled photo is first resized by that factor and saved
-    again as a JPEG (quality 95): the same dice seen closer up, or from further away.
+    With ``zoom`` other than 1 each labelled photo is first resized by that factor, and with
+    ``perturb`` it is degraded as that says (see :class:`Perturbation`); either way it is
+    then saved again as a JPEG (quality 95 unless ``perturb`` sets one).
     """
     if split.kind == "yolo":
         for img in _images(split.root / "images"):
-            data = img.read_bytes() if zoom == 1.0 else _zoomed(img, zoom)
+            if zoom == 1.0 and (perturb is None or perturb.is_identity()):
+                data = img.read_bytes()
+            else:
+                data = _prepared(img, zoom, perturb or Perturbation())
             reading = read_bytes(data, params=params)
             truth = yolo_truth(
                 split.root / "labels" / (img.stem + ".txt"), reading.width, reading.height
@@ -278,14 +286,77 @@ def evaluate_split(
                 yield img, result
 
 
-def _zoomed(img: Path, zoom: float) -> bytes:
-    """The photo at ``img`` resized by ``zoom``, as JPEG bytes."""
+@dataclass(frozen=True)
+class Perturbation:
+    """How to degrade a labelled photo before reading it, as another camera or light would.
+
+    ``blur``: Gaussian sigma in pixels (a camera out of focus); ``noise``: sigma of added
+    Gaussian noise in grey levels (a dim room, a small sensor); ``gain``: brightness factor
+    (0.4: underexposed); ``gamma``: tone curve exponent on [0, 1] levels; ``warm``: colour
+    cast, red times (1 + warm) and blue divided by it (0.3: tungsten light; negative: cold);
+    ``jpeg``: JPEG quality of the copy that is read (95 when 0). The noise is seeded by the
+    photo's name, so a run is repeatable.
+    """
+
+    blur: float = 0.0
+    noise: float = 0.0
+    gain: float = 1.0
+    gamma: float = 1.0
+    warm: float = 0.0
+    jpeg: int = 0
+
+    def is_identity(self) -> bool:
+        return self == Perturbation()
+
+    def apply(self, image: npt.NDArray[np.uint8], seed: int) -> npt.NDArray[np.uint8]:
+        """The degraded copy of a BGR uint8 image (same shape)."""
+        out = image.astype(np.float32)
+        if self.blur > 0:
+            out = np.asarray(cv2.GaussianBlur(out, (0, 0), self.blur), np.float32)
+        if self.warm:
+            out[..., 2] *= 1.0 + self.warm
+            out[..., 0] /= 1.0 + self.warm
+        if self.gain != 1.0 or self.gamma != 1.0:
+            out = 255.0 * (np.clip(out * self.gain / 255.0, 0.0, 1.0) ** self.gamma)
+        if self.noise > 0:
+            out += np.random.default_rng(seed).normal(0.0, self.noise, out.shape).astype(np.float32)
+        return np.asarray(np.clip(out + 0.5, 0, 255), np.uint8)
+
+
+def parse_perturbation(items: Sequence[str]) -> Perturbation:
+    """A :class:`Perturbation` from ``NAME=VALUE`` items; ValueError names a bad one."""
+    fields = {f: type(getattr(Perturbation(), f)) for f in Perturbation.__dataclass_fields__}
+    values: dict[str, float | int] = {}
+    for item in items:
+        name, _, text = item.partition("=")
+        if name not in fields:
+            raise ValueError(f"unknown perturbation {name!r} (known: {', '.join(fields)})")
+        try:
+            values[name] = fields[name](text)
+        except ValueError:
+            raise ValueError(f"bad value for {name}: {text!r}") from None
+    p = Perturbation(**values)  # type: ignore[arg-type]
+    if p.blur < 0 or p.noise < 0 or p.gain <= 0 or p.gamma <= 0 or p.warm <= -1:
+        raise ValueError("blur and noise must be >= 0, gain and gamma > 0, warm > -1")
+    if p.jpeg and not 5 <= p.jpeg <= 100:
+        raise ValueError("jpeg quality must be between 5 and 100")
+    return p
+
+
+def _prepared(img: Path, zoom: float, perturb: Perturbation) -> bytes:
+    """The photo at ``img`` resized by ``zoom`` and degraded by ``perturb``, as JPEG bytes."""
     raw = cv2.imdecode(np.frombuffer(img.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
     if raw is None:
         return img.read_bytes()  # let the reader say what is wrong with it
-    interpolation = cv2.INTER_AREA if zoom < 1.0 else cv2.INTER_CUBIC
-    resized = cv2.resize(raw, None, fx=zoom, fy=zoom, interpolation=interpolation)
-    ok, buf = cv2.imencode(".jpg", resized, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    image = np.asarray(raw, np.uint8)
+    if zoom != 1.0:
+        interpolation = cv2.INTER_AREA if zoom < 1.0 else cv2.INTER_CUBIC
+        image = np.asarray(
+            cv2.resize(image, None, fx=zoom, fy=zoom, interpolation=interpolation), np.uint8
+        )
+    image = perturb.apply(image, seed=zlib.crc32(img.name.encode()))
+    quality = perturb.jpeg or 95
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return bytes(buf) if ok else img.read_bytes()
 
 
@@ -369,6 +440,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME=VALUE",
         help="override a reader parameter (vision.params.ReaderParams), e.g. max_upscale=1.5",
     )
+    parser.add_argument(
+        "--perturb",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="degrade every labelled photo first: blur=SIGMA, noise=SIGMA, gain=F, gamma=G, "
+        "warm=F, jpeg=QUALITY (another camera or light; see Perturbation)",
+    )
     args = parser.parse_args(argv)
     params = DEFAULTS
     for item in args.param:
@@ -380,6 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             params = params._replace(**{name: _bool(value) if kind is bool else kind(value)})
         except ValueError:
             parser.error(f"bad value for {name}: {value}")
+    try:
+        perturb = parse_perturbation(args.perturb)
+    except ValueError as exc:
+        parser.error(str(exc))
     if not 0.1 <= args.zoom <= 10.0:
         parser.error(f"--zoom must be between 0.1 and 10: {args.zoom}")
     if not args.dataset.is_dir():
@@ -401,7 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     videos: dict[str, Tally] = {}
     for split in splits:
         tally = Tally()
-        results = evaluate_split(split, params=params, failures=args.failures, zoom=args.zoom)
+        results = evaluate_split(
+            split, params=params, failures=args.failures, zoom=args.zoom, perturb=perturb
+        )
         for img, result in results:
             tally.add(result)
             m = _VIDEO.match(img.name)

@@ -7,9 +7,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
+import numpy as np
 import pytest
 
-from vision.evaluate import Tally, Truth, find_splits, main, match_image
+from vision.evaluate import Tally, Truth, find_splits, main, match_image, parse_perturbation
 
 
 def test_a_reading_matches_the_box_its_centre_lies_in() -> None:
@@ -155,3 +156,31 @@ def test_zoom_resizes_each_photo_before_it_is_read(
     assert json.loads(capsys.readouterr().out)["overall"]["recall"] < 1.0
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--zoom", "0"])
+
+
+def test_a_perturbation_degrades_each_photo_before_it_is_read(
+    tmp_path: Path, art: SimpleNamespace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _yolo_set(tmp_path, art)
+    assert main([str(tmp_path), "--perturb", "noise=4", "--perturb", "warm=0.2", "--json"]) == 0
+    overall = json.loads(capsys.readouterr().out)["overall"]
+    assert overall["recall"] == 1.0 and overall["value_accuracy"] == 1.0
+    # Blurred over a whole pip's width, the pips run into the face: nothing left to count.
+    assert main([str(tmp_path), "--perturb", "blur=12", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["overall"]["recall"] < 1.0
+    for bad in ("shake=2", "gain=0", "jpeg=101", "blur=x"):
+        with pytest.raises(SystemExit) as exc:
+            main([str(tmp_path), "--perturb", bad])
+        assert exc.value.code == 2
+
+
+def test_a_perturbation_is_repeatable_and_keeps_the_shape() -> None:
+    image = np.full((40, 60, 3), 128, np.uint8)
+    noisy = parse_perturbation(["noise=8", "gain=0.5", "gamma=1.2"])
+    a, b = noisy.apply(image, seed=7), noisy.apply(image, seed=7)
+    assert a.shape == image.shape and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    assert float(a.mean()) < 80  # underexposed
+    assert parse_perturbation([]).is_identity()
+    warm = parse_perturbation(["warm=0.3"]).apply(image, seed=0)
+    assert warm[0, 0, 2] > 128 > warm[0, 0, 0]
