@@ -27,6 +27,12 @@ _L_WEIGHT = 0.5
 #: Least share of a region's outline that its own colour fills: a floor's holes are dice
 #: and their shadows; a table around a tray of its colour has the whole tray as a hole.
 MIN_OWN = 0.8
+#: Shares of the colour threshold tried, in turn, when the floor grown at the full one
+#: reaches the photo's frame or is no floor.
+TIGHTER = (0.7, 0.5)
+#: Least share of a thin ring around a floor grown at a tighter threshold that must be
+#: unlike the floor at the full one for the tighter floor to win.
+ENCLOSED = 0.6
 
 
 @dataclass(frozen=True)
@@ -254,6 +260,41 @@ def _grow(
     if near.size < 0.02 * sh * sw:
         return None
     thresh = float(np.clip(2.0 * np.percentile(near, 75), 8.0, 18.0))
+    found = _grow_within(dist, thresh, seeds)
+    if found is not None and found[3] == 0.0:
+        return found[:3]
+    # A noisy floor (felt) widens the threshold until a table or a wall top of a colour
+    # near the floor's joins it through the rim, and the region then reaches the frame (or
+    # is no floor shape at all). The floor's own pixels lie nearer its colour than those:
+    # a tighter threshold keeps a floor that something of another colour encloses.
+    for share in TIGHTER:
+        tight = _grow_within(dist, max(6.0, share * thresh), seeds)
+        if tight is None or tight[3] > 0.0:
+            continue
+        if found is not None and (tight[2] == 0 or not _enclosed(dist, tight[1], thresh)):
+            continue
+        return tight[:3]
+    return found[:3] if found is not None else None
+
+
+def _enclosed(dist: npt.NDArray[np.float32], region: npt.NDArray[np.uint8], thresh: float) -> bool:
+    """True when most of a thin ring just outside ``region`` is beyond ``thresh`` of the
+    floor's colour (``dist``, the work copy's distance to it): a wall or its shadow, not more
+    of the same surface."""
+    sh, sw = region.shape[:2]
+    k = max(3, (round(0.02 * max(sh, sw)) // 2) * 2 + 1)
+    grown = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ring = (grown > 0) & (region == 0)
+    if ring.sum() < 10:
+        return False
+    return float((dist[ring] >= thresh).mean()) >= ENCLOSED
+
+
+def _grow_within(
+    dist: npt.NDArray[np.float32], thresh: float, seeds: Sequence[tuple[float, float]]
+) -> tuple[float, npt.NDArray[np.uint8], int, float] | None:
+    """:func:`_grow` at one colour distance ``thresh``; also the region's share of the frame."""
+    sh, sw = dist.shape[:2]
     mask = (dist < thresh).astype(np.uint8) * 255
     k = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
     # Eroding first cuts the thin bridges (a dark wall edge, a shadow on the table) through
@@ -263,7 +304,7 @@ def _grow(
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     if n <= 1:
         return None
-    best: tuple[float, npt.NDArray[np.uint8], int] | None = None
+    best: tuple[float, npt.NDArray[np.uint8], int, float] | None = None
     order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
     for lab_id in order[:3]:
         area = int(stats[lab_id, cv2.CC_STAT_AREA])
@@ -300,7 +341,7 @@ def _grow(
         if best is None or score > best[0]:
             region = np.zeros_like(filled)
             cv2.drawContours(region, [contour], -1, 255, -1)
-            best = (score, region, int(inside))
+            best = (score, region, int(inside), border_share)
     return best
 
 
