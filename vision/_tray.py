@@ -309,13 +309,18 @@ def _edge_offsets(
         # lies somewhere under the die, so this place says nothing.
         while stop > start and not ok_off[k, stop]:
             stop -= 1
+        span = max(2, round(0.3 * die_px / step))
         if stop + 1 >= len(offs):
-            continue  # the floor runs past the search: no edge found
+            # The floor's colour runs past the search (a grey floor, a grey wall, a grey
+            # table: chromaticity cannot end it); a step in brightness still can.
+            stepped = _first_step(total[k], ok_off[k], start, stop, span, deep_level)
+            if stepped >= stop:
+                continue  # no edge found
+            out[k] = 0.5 * (offs[stepped] + offs[stepped + 1])
+            continue
         if not ok_off[k, stop + 1]:
             continue
-        stop = _first_step(
-            total[k], ok_off[k], start, stop, max(2, round(0.3 * die_px / step)), deep_level
-        )
+        stop = _first_step(total[k], ok_off[k], start, stop, span, deep_level)
         last = _through_deep_shade(k, stop, total, deep, ok_off, floor_like, bright, step, die_px)
         if last is None or last + 1 >= len(offs):
             continue

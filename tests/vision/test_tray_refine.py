@@ -147,3 +147,17 @@ def test_the_calibrate_command_s_refiner_leaves_the_dice_out() -> None:
         img, dice=[(d.center, d.size_px) for d in dice], refine=outline_refiner(dice)
     )
     assert abs(min(y for _x, y in fitted.polygon) - 130) <= 5
+
+
+def test_a_grey_floor_in_a_grey_tray_on_a_grey_table_ends_at_the_brightness_step() -> None:
+    # Chromaticity cannot end a grey floor here (the wall top and the table are grey too);
+    # the wall top's darker grey still does.
+    img = np.empty((600, 800, 3), np.float32)
+    img[:] = (95, 95, 95)
+    cv2.rectangle(img, (150, 100), (650, 500), (105, 105, 105), -1)
+    cv2.rectangle(img, (180, 130), (620, 470), (160, 160, 160), -1)
+    photo = _noisy(img.astype(np.uint8))
+    start = np.array([[195, 145], [605, 145], [605, 455], [195, 455]], np.float64)
+    fitted = refine_quad(photo, start, 16.0, _lab((160, 160, 160)))
+    truth = np.array([[180, 130], [620, 130], [620, 470], [180, 470]], np.float64)
+    assert np.abs(fitted - truth).max() < 4.0
