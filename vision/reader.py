@@ -64,6 +64,14 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
+#: Fine noise (grey levels) of a quiet photo; a grainier one is smoothed down to it.
+_QUIET = 2.0
+#: Least pip contrast in deviations of the noise left after smoothing.
+_NOISE_CONTRAST = 2.5
+#: Grain beyond this (grey levels) is taken for texture: it raises the contrast no further.
+_GRAIN_CAP = 15.0
+_NOISE_KERNEL = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
+_NOISE_WINDOW = 200
 #: The confidence of a face two counters agree on after the pip reader was unsure, and the
 #: least die side (work pixels) for asking the second counter.
 _AGREED = 0.75
@@ -104,6 +112,7 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
+    image, params = _quieted(image, scale, params)
     reading = _read_scaled(image, scale, params)
     close_up = _close_up(image, reading[0], scale, params)
     if close_up is not None:
@@ -158,6 +167,56 @@ def read_array(
         if d.value is not None or not _cut_by_frame(d, work.shape[1], work.shape[0])
     ]
     return reading_order(readings)
+
+
+def noise_sigma(image: Image, scale: float = 1.0) -> float:
+    """Standard deviation (grey levels) of a photo's fine noise once it is resized by
+    ``scale``, from a central window of about 200 px (of the resized photo).
+
+    Immerkaer's Laplacian difference of two second derivatives cancels any smooth shading
+    and leaves pixel noise with 6 times its deviation; the median of its magnitude, unlike
+    its mean, is not raised by the edges of dice and pips.
+    """
+    h, w = image.shape[:2]
+    half = max(8, int(_NOISE_WINDOW / 2 / scale))
+    cy, cx = h // 2, w // 2
+    window = image[max(0, cy - half) : cy + half, max(0, cx - half) : cx + half]
+    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
+    if scale < 0.99:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    lap = np.abs(cv2.filter2D(grey, cv2.CV_16S, _NOISE_KERNEL)[1:-1, 1:-1]).ravel()
+    if lap.size == 0:
+        return 0.0
+    middle = lap.size // 2
+    return float(np.partition(lap, middle)[middle]) / (0.6745 * 6.0)
+
+
+def _quieted(image: Image, scale: float, params: ReaderParams) -> tuple[Image, ReaderParams]:
+    """A grainy photo smoothed by an edge-keeping filter, and the least pip contrast its
+    grain allows; a quiet photo (nearly all of them) as it is, with the default contrast.
+
+    ``scale`` is the work image's size over ``image``'s: the grain is measured, and
+    smoothed, at the size the pips are searched at.
+    """
+    sigma = noise_sigma(image, scale)
+    if sigma <= _QUIET:
+        return image, params
+    # Beyond a few grey levels the "grain" may be a speckled table's texture, which does
+    # not hide the pips of the dice on it: the threshold stops rising there.
+    contrast = max(params.min_pip_contrast, _NOISE_CONTRAST * min(sigma, _GRAIN_CAP))
+    # Neighbours within 3 sigma of a pixel's grey are averaged with it, across a 5 px
+    # window of the work image: grain goes, a pip's edge (a bigger step) stays.
+    if scale >= 0.99:
+        smooth = cv2.bilateralFilter(image, 5, 3.0 * sigma, 2.5)
+    else:
+        h, w = image.shape[:2]
+        small = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+        smooth = cv2.resize(
+            cv2.bilateralFilter(small, 5, 3.0 * sigma, 2.5), (w, h), interpolation=cv2.INTER_LINEAR
+        )
+    return np.asarray(smooth, np.uint8), params._replace(min_pip_contrast=contrast)
 
 
 def _cut_by_frame(d: _Die, width: int, height: int) -> bool:
