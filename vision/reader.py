@@ -64,6 +64,11 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
+#: A photo whose brightest half-percent is darker than this grey level is underexposed ...
+_DIM = 128
+#: ... and is brought up to put it at this level, by a gain of at most _MAX_GAIN.
+_EXPOSED = 220.0
+_MAX_GAIN = 4.0
 #: Fine noise (grey levels) of a quiet photo; a grainier one is smoothed down to it.
 _QUIET = 2.0
 #: Least pip contrast in deviations of the noise left after smoothing.
@@ -112,6 +117,7 @@ def read_array(
     image = _validate(image_bgr)
     h, w = image.shape[:2]
     scale = min(params.max_upscale, params.work_max_side / max(h, w))
+    image = _exposed(image)
     image, params = _quieted(image, scale, params)
     reading = _read_scaled(image, scale, params)
     close_up = _close_up(image, reading[0], scale, params)
@@ -189,6 +195,23 @@ def noise_sigma(image: Image, scale: float = 1.0) -> float:
         return 0.0
     middle = lap.size // 2
     return float(np.partition(lap, middle)[middle]) / (0.6745 * 6.0)
+
+
+def _exposed(image: Image) -> Image:
+    """An underexposed photo (its brightest half-percent below half the grey scale) brought
+    up to a normal exposure; any other photo as it is.
+
+    The pip search's contrast thresholds are grey levels, which a dim photo does not reach.
+    """
+    h, w = image.shape[:2]
+    step = max(1, max(h, w) // 320)
+    grey = cv2.cvtColor(np.ascontiguousarray(image[::step, ::step]), cv2.COLOR_BGR2GRAY)
+    counts = np.bincount(grey.ravel(), minlength=256)
+    bright = int(np.searchsorted(np.cumsum(counts), 0.995 * grey.size))
+    if bright >= _DIM:
+        return image
+    gain = min(_MAX_GAIN, _EXPOSED / max(bright, 1))
+    return np.asarray(cv2.convertScaleAbs(image, alpha=gain), np.uint8)
 
 
 def _quieted(image: Image, scale: float, params: ReaderParams) -> tuple[Image, ReaderParams]:

@@ -451,3 +451,22 @@ def test_a_grainy_photo_is_smoothed_before_its_pips_are_searched(
     grainy = read_array(np.clip(img + grain, 0, 255).astype(np.uint8))
     assert counts[0] <= 2 * clean_count
     assert [d.value for d in grainy] == [d.value for d in clean] == [1, 3, 5, 2, 4, 6]
+
+
+def test_an_underexposed_photo_is_read_as_if_it_were_exposed(art: SimpleNamespace) -> None:
+    # A webcam in a dim room: the whole photo at an eighth of its levels (pips 16 grey
+    # levels above their faces, nearly the least contrast a pip may have).
+    img = art.background(480, 360, colour=(70, 120, 60), seed=3)
+    for i, v in enumerate([1, 2, 3, 4, 5, 6]):
+        art.draw_die(
+            img,
+            (70 + 70 * i, 110 + 120 * (i % 2)),
+            34,
+            v,
+            angle_deg=10.0 * i,
+            body=(40, 40, 150),
+            pip=(200, 200, 200),
+        )
+    dim = np.clip(img * 0.12 + 0.5, 0, 255).astype(np.uint8)
+    assert [d.value for d in read_array(dim)] == [d.value for d in read_array(img)]
+    assert [d.value for d in read_array(img)] == [1, 3, 5, 2, 4, 6]
