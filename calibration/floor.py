@@ -33,6 +33,17 @@ TIGHTER = (0.7, 0.5)
 #: Least share of a thin ring around a floor grown at a tighter threshold that must be
 #: unlike the floor at the full one for the tighter floor to win.
 ENCLOSED = 0.6
+#: Two lightness classes count as two surfaces when their means lie this many times their
+#: own spread apart.
+MIN_SPLIT = 2.0
+#: Bridges narrower than this share of the work copy's long side are cut between the two
+#: surfaces (their lightness classes overlap in noise and shading along the rim).
+SPLIT_NECK = 0.035
+#: ...and the lighter or darker part wins only when this share of a thin ring around it is
+#: unlike the floor at the full threshold: a rim of the table's grey may meet the floor along
+#: part of it (0.5 of the ring in a dev scene), while a floor's lit part meets its own
+#: shaded part all round (0.1).
+SPLIT_ENCLOSED = 0.4
 
 
 @dataclass(frozen=True)
@@ -271,35 +282,85 @@ def _grow(
         tight = _grow_within(dist, max(6.0, share * thresh), seeds)
         if tight is None or tight[3] > 0.0:
             continue
-        if found is not None and (tight[2] == 0 or not _enclosed(dist, tight[1], thresh)):
+        if found is not None and (tight[2] == 0 or not _enclosed(dist, tight[1], thresh, ENCLOSED)):
             continue
         return tight[:3]
+    if found is not None:
+        # Two surfaces of one hue that differ in lightness (pale felt, a darker table of the
+        # same grey): the region reaching the frame splits at the lightness between them,
+        # and the part that is enclosed and holds dice is the floor.
+        split = _lightness_split(lab, dist, found[1], thresh, seeds)
+        if split is not None:
+            return split[:3]
     return found[:3] if found is not None else None
 
 
-def _enclosed(dist: npt.NDArray[np.float32], region: npt.NDArray[np.uint8], thresh: float) -> bool:
-    """True when most of a thin ring just outside ``region`` is beyond ``thresh`` of the
-    floor's colour (``dist``, the work copy's distance to it): a wall or its shadow, not more
-    of the same surface."""
+def _lightness_split(
+    lab: npt.NDArray[np.float32],
+    dist: npt.NDArray[np.float32],
+    region: npt.NDArray[np.uint8],
+    thresh: float,
+    seeds: Sequence[tuple[float, float]],
+) -> tuple[float, npt.NDArray[np.uint8], int, float] | None:
+    """The floor within ``region`` (grown at ``thresh``, reaching the frame) on one side of
+    the lightness that best splits it in two (Otsu), when that side alone is a floor clear
+    of the frame, holds a seed and is enclosed by something unlike it; else None."""
+    light = lab[..., 0]
+    values = np.clip(light[region > 0], 0, 255).astype(np.uint8)
+    if values.size < 100:
+        return None
+    cut, _ = cv2.threshold(values.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    lo, hi = values[values <= cut], values[values > cut]
+    if lo.size < 0.1 * values.size or hi.size < 0.1 * values.size:
+        return None
+    # Two surfaces, not one surface's spread: their lightnesses lie apart.
+    spread = 0.5 * (float(lo.std()) + float(hi.std()))
+    if float(hi.mean()) - float(lo.mean()) < MIN_SPLIT * max(1.0, spread):
+        return None
+    for side in (light > cut, light <= cut):
+        part = np.where(side, dist, np.float32(1e6)).astype(np.float32)
+        found = _grow_within(part, thresh, seeds, SPLIT_NECK)
+        if found is None or found[3] > 0.0 or found[2] == 0:
+            continue
+        if _enclosed(dist, found[1], thresh, SPLIT_ENCLOSED):
+            return found
+    return None
+
+
+def _enclosed(
+    dist: npt.NDArray[np.float32],
+    region: npt.NDArray[np.uint8],
+    thresh: float,
+    share: float = 0.6,
+) -> bool:
+    """True when at least ``share`` of a thin ring just outside ``region`` is beyond
+    ``thresh`` of the floor's colour (``dist``, the work copy's distance to it): a wall or
+    its shadow, not more of the same surface."""
     sh, sw = region.shape[:2]
     k = max(3, (round(0.02 * max(sh, sw)) // 2) * 2 + 1)
     grown = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     ring = (grown > 0) & (region == 0)
     if ring.sum() < 10:
         return False
-    return float((dist[ring] >= thresh).mean()) >= ENCLOSED
+    return float((dist[ring] >= thresh).mean()) >= share
 
 
 def _grow_within(
-    dist: npt.NDArray[np.float32], thresh: float, seeds: Sequence[tuple[float, float]]
+    dist: npt.NDArray[np.float32],
+    thresh: float,
+    seeds: Sequence[tuple[float, float]],
+    neck: float = 0.012,
 ) -> tuple[float, npt.NDArray[np.uint8], int, float] | None:
-    """:func:`_grow` at one colour distance ``thresh``; also the region's share of the frame."""
+    """:func:`_grow` at one colour distance ``thresh``; also the region's share of the frame.
+
+    Bridges narrower than ``neck`` times the copy's long side are cut.
+    """
     sh, sw = dist.shape[:2]
     mask = (dist < thresh).astype(np.uint8) * 255
     k = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
     # Eroding first cuts the thin bridges (a dark wall edge, a shadow on the table) through
     # which a floor colour leaks out of the tray; the kept part is grown back afterwards.
-    e = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
+    e = max(3, (round(neck * max(sh, sw)) // 2) * 2 + 1)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     if n <= 1:

@@ -98,3 +98,43 @@ def test_a_noisy_floor_joined_to_a_near_coloured_table_is_found_at_a_tighter_thr
     assert fit is not None
     floor = np.array([[220, 150], [580, 150], [580, 470], [220, 470]], np.float64)
     assert poly_iou(fit.polygon, floor) > 0.9
+
+
+def _two_surfaces(table_l: float) -> tuple[np.ndarray, np.ndarray]:
+    """A work copy's Lab (240, 320, 3) float32: a pale disc of floor (L 215) in a dark ring
+    broken at the bottom, on a table of lightness ``table_l``; and the region grown over
+    both (the disc, the table's lower half and the bridge between), reaching the frame."""
+    rng = np.random.default_rng(7)
+    lab = np.full((240, 320, 3), 128.0, np.float32)
+    lab[..., 0] = table_l
+    cv2.circle(lab, (160, 110), 80, (60.0, 128.0, 128.0), -1)
+    cv2.ellipse(lab, (160, 110), (80, 80), 0, 60, 120, (table_l, 128.0, 128.0), -1)
+    cv2.circle(lab, (160, 110), 68, (215.0, 128.0, 128.0), -1)
+    lab[..., 0] += rng.normal(0, 4, lab.shape[:2]).astype(np.float32)
+    region = np.zeros((240, 320), np.uint8)
+    region[150:, :] = 255
+    cv2.circle(region, (160, 110), 80, 0, -1)
+    cv2.ellipse(region, (160, 110), (80, 80), 0, 60, 120, 255, -1)
+    cv2.circle(region, (160, 110), 68, 255, -1)
+    return lab, region
+
+
+def test_a_floor_joined_to_a_darker_table_of_its_hue_is_split_off_by_lightness() -> None:
+    from calibration.floor import _lightness_split, colour_distance
+
+    lab, region = _two_surfaces(185.0)
+    dist = colour_distance(lab, np.array([205.0, 128.0, 128.0], np.float32))
+    split = _lightness_split(lab, dist, region, 18.0, [(160.0, 110.0)])
+    assert split is not None
+    disc = np.zeros_like(region)
+    cv2.circle(disc, (160, 110), 68, 255, -1)
+    found = split[1] > 0
+    assert (found & (disc > 0)).sum() / (found | (disc > 0)).sum() > 0.9
+
+
+def test_one_surface_is_not_split_by_lightness() -> None:
+    from calibration.floor import _lightness_split, colour_distance
+
+    lab, region = _two_surfaces(215.0)
+    dist = colour_distance(lab, np.array([205.0, 128.0, 128.0], np.float32))
+    assert _lightness_split(lab, dist, region, 18.0, [(160.0, 110.0)]) is None
