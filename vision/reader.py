@@ -801,13 +801,43 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     # A face seen at a much more glancing angle than a face right beside it is a side face
     # of that die (in a tilted camera's view the side faces are also shaded, so their colour
     # may differ from the top's).
-    return (
+    if (
         dist < 1.3 * other.size
         and diam <= 1.05 * other_diam
         and die.squash < 0.6
         and die.squash < 0.75 * other.squash
+    ):
+        return True
+    # A side face shares an edge with the top face it hangs from and is foreshortened
+    # across that edge, towards the top face (blur rounds its pips, so their shape cannot
+    # tell it): its centre is at most a side from the top face's.
+    return (
+        dist < _SIDE_REACH * other.size
+        and die.size <= other.size
+        and diam <= 1.05 * other_diam
+        and die.squash < _SIDE_SQUASH * other.squash
+        and _foreshortened_towards(die, other.center)
     )
 
+
+def _foreshortened_towards(die: _Die, point: tuple[float, float]) -> bool:
+    """Whether the shorter sides of ``die``'s outline (four corners) point at ``point``."""
+    if len(die.outline) != 4:
+        return False
+    p = np.asarray(die.outline, np.float64)
+    a, b = p[1] - p[0], p[2] - p[1]
+    short = a if np.hypot(*a) < np.hypot(*b) else b
+    toward = np.asarray(point, np.float64) - np.asarray(die.center, np.float64)
+    norm = float(np.hypot(*short) * np.hypot(*toward))
+    return norm > 0 and abs(float(short @ toward)) > _SIDE_AIM * norm
+
+
+#: A face next to a bigger one (centres within this many of its sides), more foreshortened
+#: (its squash below this share of the other's), towards it (within acos(_SIDE_AIM)) is a
+#: side face.
+_SIDE_REACH = 1.3
+_SIDE_SQUASH = 0.85
+_SIDE_AIM = 0.85
 
 #: Roundness of a lone pip seen straight on or nearly so.
 _ROUND_ONE = 0.75
