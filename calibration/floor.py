@@ -282,7 +282,10 @@ def _grow(
         tight = _grow_within(dist, max(6.0, share * thresh), seeds)
         if tight is None or tight[3] > 0.0:
             continue
-        if found is not None and (tight[2] == 0 or not _enclosed(dist, tight[1], thresh, ENCLOSED)):
+        # Something of another colour must enclose it (a patch of a grained table between
+        # a cable and a die is of the table's colour all round); a tighter floor that
+        # replaces a looser one must also hold a die.
+        if not _enclosed(dist, tight[1], thresh, ENCLOSED) or (found is not None and not tight[2]):
             continue
         return tight[:3]
     if found is not None:
