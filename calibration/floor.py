@@ -30,20 +30,18 @@ MIN_OWN = 0.8
 #: Shares of the colour threshold tried, in turn, when the floor grown at the full one
 #: reaches the photo's frame or is no floor.
 TIGHTER = (0.7, 0.5)
-#: Least share of a thin ring around a floor grown at a tighter threshold that must be
-#: unlike the floor at the full one for the tighter floor to win.
-ENCLOSED = 0.6
+#: Least share of a thin ring around a floor grown at a tighter threshold (or split off by
+#: lightness) that must be unlike the floor at the full threshold for it to count: a wall or
+#: its shadow encloses a floor on most sides (0.5-0.8 on the dev renders, where a rim of the
+#: table's grey meets it along the rest), while a patch of grained table or a floor's own lit
+#: part is of the same surface all round (0.1-0.15).
+ENCLOSED = 0.4
 #: Two lightness classes count as two surfaces when their means lie this many times their
 #: own spread apart.
 MIN_SPLIT = 2.0
 #: Bridges narrower than this share of the work copy's long side are cut between the two
 #: surfaces (their lightness classes overlap in noise and shading along the rim).
 SPLIT_NECK = 0.035
-#: ...and the lighter or darker part wins only when this share of a thin ring around it is
-#: unlike the floor at the full threshold: a rim of the table's grey may meet the floor along
-#: part of it (0.5 of the ring in a dev scene), while a floor's lit part meets its own
-#: shaded part all round (0.1).
-SPLIT_ENCLOSED = 0.4
 
 
 @dataclass(frozen=True)
@@ -285,7 +283,7 @@ def _grow(
         # Something of another colour must enclose it (a patch of a grained table between
         # a cable and a die is of the table's colour all round); a tighter floor that
         # replaces a looser one must also hold a die.
-        if not _enclosed(dist, tight[1], thresh, ENCLOSED) or (found is not None and not tight[2]):
+        if not _enclosed(dist, tight[1], thresh) or (found is not None and not tight[2]):
             continue
         return tight[:3]
     if found is not None:
@@ -325,7 +323,7 @@ def _lightness_split(
         found = _grow_within(part, thresh, seeds, SPLIT_NECK)
         if found is None or found[3] > 0.0 or found[2] == 0:
             continue
-        if _enclosed(dist, found[1], thresh, SPLIT_ENCLOSED):
+        if _enclosed(dist, found[1], thresh):
             return found
     return None
 
@@ -334,9 +332,8 @@ def _enclosed(
     dist: npt.NDArray[np.float32],
     region: npt.NDArray[np.uint8],
     thresh: float,
-    share: float = 0.6,
 ) -> bool:
-    """True when at least ``share`` of a thin ring just outside ``region`` is beyond
+    """True when at least :data:`ENCLOSED` of a thin ring just outside ``region`` is beyond
     ``thresh`` of the floor's colour (``dist``, the work copy's distance to it): a wall or
     its shadow, not more of the same surface."""
     sh, sw = region.shape[:2]
@@ -345,7 +342,7 @@ def _enclosed(
     ring = (grown > 0) & (region == 0)
     if ring.sum() < 10:
         return False
-    return float((dist[ring] >= thresh).mean()) >= share
+    return float((dist[ring] >= thresh).mean()) >= ENCLOSED
 
 
 def _grow_within(
