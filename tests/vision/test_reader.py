@@ -470,3 +470,25 @@ def test_an_underexposed_photo_is_read_as_if_it_were_exposed(art: SimpleNamespac
     dim = np.clip(img * 0.12 + 0.5, 0, 255).astype(np.uint8)
     assert [d.value for d in read_array(dim)] == [d.value for d in read_array(img)]
     assert [d.value for d in read_array(img)] == [1, 3, 5, 2, 4, 6]
+
+
+def _die_with_side_face(art: SimpleNamespace, squash: float, blur: float) -> np.ndarray:
+    """A die's top face (three) seen from above, and below it its side face (two),
+    foreshortened to ``squash`` and shaded, as a camera aslant sees it; blurred."""
+    img = art.background(400, 300, colour=(150, 170, 190))
+    art.draw_die(img, (200, 120), 70, 3, shadow=False)
+    face = art.background(100, 100, colour=(150, 170, 190))
+    art.draw_die(face, (50, 50), 70, 2, shadow=False)
+    side = cv2.resize(face[15:85, 15:85], (70, round(70 * squash)), interpolation=cv2.INTER_AREA)
+    img[155 : 155 + side.shape[0], 165:235] = (side * 0.8).astype(np.uint8)
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), blur), np.uint8)
+
+
+@pytest.mark.parametrize(("squash", "blur"), [(0.7, 1.5), (0.6, 2.5)])
+def test_a_blurred_side_face_is_not_another_die(
+    art: SimpleNamespace, squash: float, blur: float
+) -> None:
+    # Blur rounds the side face's flattened pips, so their shape no longer tells a side
+    # face; its place does: beside the top face, flattened towards it.
+    dice = read_array(_die_with_side_face(art, squash, blur))
+    assert [d.value for d in dice] == [3]
