@@ -242,7 +242,11 @@ def _scene(
     else:
         floor = find_floor(image, seeds_xy=centres, seed_radius_px=1.6 * median_size)
     if floor is not None and median_size > 2:
-        floor = _refined(image, floor, dice, median_size)
+        refined = _refined(image, floor, dice, median_size)
+        # The refit is not believed when it alone leaves most dice outside the floor (a side
+        # pulled into a black floor's shade): the floor found by its colour held them.
+        if _most_dice_outside(floor, dice) or not _most_dice_outside(refined, dice):
+            floor = refined
     if floor is not None and not _holds_dice(floor.polygon, median_size):
         # Too small or too thin to throw dice into: a cable, a patch of the table.
         floor = None

@@ -206,3 +206,35 @@ def test_of_two_dice_flagged_leaning_on_each_other_only_the_further_reaching_kee
     verdicts = [list(why), list(why), list(why)]
     flags._one_of_each_pair(verdicts, looks, np.zeros(2))
     assert verdicts == [why, [], why]
+
+
+def test_a_refit_that_leaves_most_dice_outside_the_floor_is_not_believed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The floor runs out of the photo at the bottom, so a floor most dice miss would be
+    # dropped as no tray at all; here only the refit (a side pulled 3 dice into the floor,
+    # as into a black floor's shade) leaves them out, and the floor found by colour stays.
+    from dataclasses import replace
+
+    from vision import flags
+
+    rng = np.random.default_rng(2)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = TABLE
+    cv2.rectangle(img, (150, 100), (650, 600), WALL, -1)
+    cv2.rectangle(img, (180, 130), (620, 600), FLOOR, -1)
+    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    dice = [_die(img, 300, 170), _die(img, 450, 170), _die(img, 720, 300)]
+
+    def pulled_in(image: Image, floor: flags.FloorFit, *_args: object) -> flags.FloorFit:
+        polygon = floor.polygon.copy()
+        top = polygon[:, 1] < polygon[:, 1].mean()
+        polygon[top, 1] += 90.0
+        return replace(floor, polygon=polygon)
+
+    monkeypatch.setattr(flags, "_refined", pulled_in)
+    result = apply_flags(img, dice)
+    assert result.tray is not None
+    assert min(p[1] for p in result.tray.polygon) < 150
+    assert result.dice[0].flags == () and result.dice[1].flags == ()
+    assert result.dice[2].flags == ("off_tray",)
