@@ -492,3 +492,41 @@ def test_a_blurred_side_face_is_not_another_die(
     # face; its place does: beside the top face, flattened towards it.
     dice = read_array(_die_with_side_face(art, squash, blur))
     assert [d.value for d in dice] == [3]
+
+
+def _bevelled_light_pip_dice(art: SimpleNamespace, side: float) -> np.ndarray:
+    """A four, a five and a six with white pips on grey faces whose wide dark bevels stand
+    on a dark floor (dark dice with white pips, lit from above), left to right."""
+    img = np.full((200, 420, 3), 30, np.uint8)
+    for i, value in enumerate([4, 5, 6]):
+        centre = (80 + 130 * i, 100)
+        turn = np.deg2rad(8.0 * i)
+        for share, grey in ((1.0, 50), (0.78, 120)):
+            box = cv2.boxPoints((centre, (share * side, share * side), 8.0 * i))
+            colour = (grey, grey, int(grey * 1.6))
+            cv2.fillConvexPoly(img, np.round(box).astype(np.int32), colour)
+        rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        for gx, gy in art.PIPS[value]:
+            px, py = rot @ np.array([gx, gy]) * 0.27 * side + np.array(centre)
+            cv2.circle(
+                img,
+                (round(px * 16), round(py * 16)),
+                round(0.1 * side * 16),
+                (245, 245, 245),
+                -1,
+                cv2.LINE_AA,
+                4,
+            )
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 0.8), np.uint8)
+
+
+@pytest.mark.parametrize("side", [40, 48])
+def test_light_pips_near_a_dark_bevel_are_not_swallowed_by_their_face(
+    art: SimpleNamespace, side: float
+) -> None:
+    # By the bevel and the floor the block's mean falls so low that the grey face passes
+    # the search's level with its pips, as one face-sized blob: the pips are looked for
+    # inside it again at a stark level.
+    values = [d.value for d in read_array(_bevelled_light_pip_dice(art, side))]
+    assert values[:2] == [4, 5]
+    assert all(v in (None, 6) for v in values[2:])
