@@ -190,8 +190,9 @@ def test_a_perturbation_is_repeatable_and_keeps_the_shape() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("perturb", "recall", "value"),
-    # Measured on the valid split: 99.8% / 99.6% underexposed (89.1% / 97.9% before a dim
-    # photo was brought up to a normal exposure) and 98.1% / 98.2% with grain.
+    # Measured on these splits: 99.8% / 99.6% underexposed (the valid split alone: 89.1% /
+    # 97.9% before a dim photo was brought up to a normal exposure) and 98.1% / 98.2% with
+    # grain.
     [(("gain=0.45",), 0.97, 0.98), (("noise=10",), 0.95, 0.96)],
 )
 def test_real_photos_are_read_in_dim_light_and_with_grain(
