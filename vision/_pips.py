@@ -92,11 +92,12 @@ def make_planes(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 
 def _blobs_at_scale(
-    gray: npt.NDArray[np.uint8], block: int, params: ReaderParams
+    gray: npt.NDArray[np.uint8], block: int, params: ReaderParams, swallow: bool = False
 ) -> list[tuple[FloatArray, FloatArray, float]]:
     """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
 
     Returns per polarity ``(centres (K, 2), diameters (K,), polarity)`` in ``gray``'s pixels.
+    With ``swallow``, light pips are also looked for inside face-sized light blobs.
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
@@ -148,7 +149,7 @@ def _blobs_at_scale(
         )
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity))
-        if polarity > 0:
+        if polarity > 0 and swallow:
             # Near a die's dark edge the block's mean falls, so a light pip's face passes
             # the level too and swallows the pip: look inside such face-sized blobs again,
             # at a level a pip clears and its face does not.
@@ -341,7 +342,11 @@ def find_pip_candidates(
         blocks = first_blocks
         while True:
             for block in blocks:
-                for cxy, d, pol in _blobs_at_scale(level_img, block, params):
+                # Pips swallowed by their face: on the grey plane at full size (at half size
+                # and below the dice are big enough for their bevels to stay outside the
+                # block around a pip).
+                swallow = channel == 0 and factor == 1.0
+                for cxy, d, pol in _blobs_at_scale(level_img, block, params, swallow):
                     centres.append((cxy + 0.5) * factor - 0.5)
                     diams.append(d * factor)
                     pols.append(np.full(d.shape, pol, np.float32))

@@ -204,7 +204,7 @@ def _exposed(image: Image) -> Image:
     The pip search's contrast thresholds are grey levels, which a dim photo does not reach.
     """
     h, w = image.shape[:2]
-    step = max(1, max(h, w) // 320)
+    step = max(1, max(h, w) // 160)
     grey = cv2.cvtColor(np.ascontiguousarray(image[::step, ::step]), cv2.COLOR_BGR2GRAY)
     counts = np.bincount(grey.ravel(), minlength=256)
     bright = int(np.searchsorted(np.cumsum(counts), 0.995 * grey.size))
