@@ -69,9 +69,9 @@ _DIM = 128
 #: ... and is brought up to put it at this level, by a gain of at most _MAX_GAIN.
 _EXPOSED = 220.0
 _MAX_GAIN = 4.0
-#: Fine noise (grey levels) of a quiet photo; a grainier one is smoothed down to it.
+#: Fine noise (grey levels) of a quiet photo; a grainier one is smoothed first.
 _QUIET = 2.0
-#: Least pip contrast in deviations of the noise left after smoothing.
+#: Least pip contrast of a grainy photo, in deviations of its measured grain.
 _NOISE_CONTRAST = 2.5
 #: Grain beyond this (grey levels) is taken for texture: it raises the contrast no further.
 _GRAIN_CAP = 15.0
@@ -810,7 +810,7 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
         return True
     # A side face shares an edge with the top face it hangs from and is foreshortened
     # across that edge, towards the top face (blur rounds its pips, so their shape cannot
-    # tell it): its centre is at most a side from the top face's.
+    # tell it); its centre is about a side from the top face's (the fit is rough).
     return (
         dist < _SIDE_REACH * other.size
         and die.size <= other.size
