@@ -445,8 +445,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="degrade every labelled photo first: blur=SIGMA, noise=SIGMA, gain=F, gamma=G, "
-        "warm=F, jpeg=QUALITY (another camera or light; see Perturbation)",
+        help="degrade every labelled tray photo first (crops are read as they are): "
+        "blur=SIGMA, noise=SIGMA, gain=F, gamma=G, warm=F, jpeg=QUALITY (another camera or "
+        "light; see Perturbation)",
     )
     args = parser.parse_args(argv)
     params = DEFAULTS
