@@ -18,12 +18,14 @@ WALL = (40, 40, 45)
 FLOOR = (60, 120, 40)
 
 
-def _tray() -> Image:
-    rng = np.random.default_rng(1)
+def _tray(seed: int = 1, table: tuple[int, int, int] = TABLE, bottom: int = 500) -> Image:
+    """A drawn 800x600 photo of a box tray (walls 30 px thick) on a table, with sensor
+    noise; ``bottom`` is the walls' lower edge (600: the frame cuts the tray)."""
+    rng = np.random.default_rng(seed)
     img = np.empty((600, 800, 3), np.uint8)
-    img[:] = TABLE
-    cv2.rectangle(img, (150, 100), (650, 500), WALL, -1)
-    cv2.rectangle(img, (180, 130), (620, 470), FLOOR, -1)
+    img[:] = table
+    cv2.rectangle(img, (150, 100), (650, bottom), WALL, -1)
+    cv2.rectangle(img, (180, 130), (620, bottom - 30 if bottom < 600 else 600), FLOOR, -1)
     return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
 
 
@@ -151,12 +153,7 @@ def test_flat_dice_of_real_photos_get_no_false_flags(datasets_dir: Path) -> None
 def test_a_die_beside_the_wall_on_a_table_of_the_floors_colour_is_off_tray() -> None:
     # The table looks like the floor all round the die; only the dark wall between them
     # tells that the floor does not reach it.
-    rng = np.random.default_rng(3)
-    img = np.empty((600, 800, 3), np.uint8)
-    img[:] = FLOOR
-    cv2.rectangle(img, (150, 100), (650, 500), WALL, -1)
-    cv2.rectangle(img, (180, 130), (620, 470), FLOOR, -1)
-    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    img = _tray(seed=3, table=FLOOR)
     dice = [_die(img, 400, 300), _die(img, 300, 200), _die(img, 690, 300)]
     result = apply_flags(img, dice)
     assert result.tray is not None
@@ -218,12 +215,7 @@ def test_a_refit_that_leaves_most_dice_outside_the_floor_is_not_believed(
 
     from vision import flags
 
-    rng = np.random.default_rng(2)
-    img = np.empty((600, 800, 3), np.uint8)
-    img[:] = TABLE
-    cv2.rectangle(img, (150, 100), (650, 600), WALL, -1)
-    cv2.rectangle(img, (180, 130), (620, 600), FLOOR, -1)
-    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    img = _tray(seed=2, bottom=600)
     dice = [_die(img, 300, 170), _die(img, 450, 170), _die(img, 720, 300)]
 
     def pulled_in(image: Image, floor: flags.FloorFit, *_args: object) -> flags.FloorFit:
