@@ -27,6 +27,12 @@ def wait_idle(page: Any) -> None:
     page.wait_for_selector('#table[data-busy="0"]', timeout=60_000)
 
 
+def open_table(page: Any, url: str) -> None:
+    """Open a game's table page at ``url`` and wait until its script has drawn it."""
+    page.goto(url)
+    page.wait_for_selector('#table[data-ready="1"]')
+
+
 def start_from_page(page: Any, base_url: str, player: str, *, coach: bool = False) -> None:
     """Start a three-dice game for ``player`` from the new-game page and wait for the table."""
     page.goto(base_url + "/")
@@ -35,4 +41,4 @@ def start_from_page(page: Any, base_url: str, player: str, *, coach: bool = Fals
     if coach:
         page.check("input[name=coach]")
     page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table")
+    page.wait_for_selector('#table[data-ready="1"]')

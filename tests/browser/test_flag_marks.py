@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pages import LAPTOP, PHONE, api, wait_idle
+from pages import LAPTOP, PHONE, api, open_table, wait_idle
 from trays import draw_tray
 
 from vision.result import DieReading, TrayReading
@@ -71,7 +71,7 @@ def test_a_leaning_die_is_marked_and_its_free_reroll_is_plain(
     gid = api(flagging_server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
     photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
     page = browser.new_page(viewport=PHONE)
-    page.goto(f"{flagging_server}/games/{gid}")
+    open_table(page, f"{flagging_server}/games/{gid}")
     page.set_input_files("#photo-input", str(photo))
     wait_idle(page)
     sentence = "Reroll the leaning die, top left — this reroll is free."

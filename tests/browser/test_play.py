@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pages import LAPTOP, PHONE, api, start_from_page, wait_idle
+from pages import LAPTOP, PHONE, api, open_table, start_from_page, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -143,7 +143,7 @@ def test_a_ten_dice_turn_with_a_bust_and_a_bank(base_url: str, browser: Any, sce
     page.fill("#players input[name=player] >> nth=0", "Ann")
     page.fill("#players input[name=player] >> nth=1", "Bo")
     page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table")
+    page.wait_for_selector('#table[data-ready="1"]')
     assert page.locator("#throw-card").is_visible()
     # Ann throws all ten dice from a photo.
     roll_photo(page, photo, truth)
@@ -205,7 +205,7 @@ def test_two_phones_at_one_table_cannot_both_roll(base_url: str, browser: Any) -
     gid = api(base_url, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
     phones = [browser.new_page(viewport=PHONE) for _ in range(2)]
     for phone in phones:
-        phone.goto(f"{base_url}/games/{gid}")
+        open_table(phone, f"{base_url}/games/{gid}")
     first, second = phones
     first.fill("#type-input", "5 5 1")
     first.click("#type-form button[type=submit]")
@@ -269,7 +269,7 @@ def test_a_five_dice_tie_is_broken_by_an_extra_turn(base_url: str, browser: Any)
         api(base_url, f"/api/games/{gid}/roll", {"dice": [1, 2, 3, 4, 6]})
         api(base_url, f"/api/games/{gid}/score", {"category": cats[k // 2]})
     page = browser.new_page(viewport=PHONE)
-    page.goto(f"{base_url}/games/{gid}")
+    open_table(page, f"{base_url}/games/{gid}")
     assert page.inner_text("#turn-line") == "Bo's turn"
     page.fill("#type-input", "1 2 3 4 6")
     page.click("#type-form button[type=submit]")

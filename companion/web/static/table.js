@@ -680,4 +680,6 @@
   setInterval(function () { if (!busy && !document.hidden) refresh(); }, 4000);
   if (S.photo) lastSpokenPhoto = S.photo.seq;
   render();
+  // The page as the server sent it is only a sketch until this first render.
+  root.dataset.ready = "1";
 })();
