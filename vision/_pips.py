@@ -101,7 +101,8 @@ def _blobs_at_scale(
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
-    level = np.full_like(mean, round(params.min_pip_contrast * 0.7))
+    base = round(params.min_pip_contrast * 0.7)
+    level = np.full_like(mean, base)
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
@@ -121,22 +122,11 @@ def _blobs_at_scale(
             continue
         st = stats[1:]
         x, y, bw, bh, area = st[:, 0], st[:, 1], st[:, 2], st[:, 3], st[:, 4]
-        diam = np.sqrt(4.0 * area / np.pi)
-        longer = np.maximum(bw, bh)
-        shorter = np.minimum(bw, bh)
-        fill = area / (bw * bh)
-        keep = (
-            (diam >= dmin)
-            & (diam <= dmax)
-            & (longer <= 2.0 * shorter + 1)
-            & (fill >= 0.45)
-            & (x > 0)
-            & (y > 0)
-            & (x + bw < w)
-            & (y + bh < h)
-        )
-        # Two or three pips close together blur into one elongated blob: split it.
+        shaped, sizes = _pip_shaped(np.asarray(st, np.int32), dmin, dmax)
         inner = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+        keep = shaped & inner
+        fill = area / (bw * bh)
+        # Two or three pips close together blur into one elongated blob: split it.
         merged = np.flatnonzero(
             ~keep
             & inner
@@ -166,7 +156,7 @@ def _blobs_at_scale(
                     np.asarray(labels),
                     np.asarray(st, np.int32),
                     swallowed,
-                    _SWALLOW_LEVEL * int(level[0, 0]),
+                    _SWALLOW_LEVEL * base,
                     dmin,
                     dmax,
                 )
@@ -174,11 +164,29 @@ def _blobs_at_scale(
                     out.append((cores_xy, cores_d, polarity))
         if not np.any(keep):
             continue
-        # The pip's extent is better measured by its box than by the thresholded area,
-        # which shrinks with blur; average the two.
-        d = 0.5 * (diam[keep] + 0.5 * (bw[keep] + bh[keep]))
-        out.append((cents[1:][keep].astype(np.float32), d.astype(np.float32), polarity))
+        out.append((cents[1:][keep].astype(np.float32), sizes[keep].astype(np.float32), polarity))
     return out
+
+
+def _pip_shaped(
+    stats: npt.NDArray[np.int32], dmin: float, dmax: float
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """Which components (rows of connectedComponentsWithStats' stats, without the
+    background's) are shaped like a pip: as wide as one, not elongated, filling their box;
+    and each one's diameter.
+
+    A pip's extent is better measured by its box than by its thresholded area, which
+    shrinks with blur: the diameter averages the two.
+    """
+    bw, bh, area = stats[:, 2], stats[:, 3], stats[:, 4]
+    diam = np.sqrt(4.0 * area / np.pi)
+    shaped = (
+        (diam >= dmin)
+        & (diam <= dmax)
+        & (np.maximum(bw, bh) <= 2.0 * np.minimum(bw, bh) + 1)
+        & (area >= 0.45 * bw * bh)
+    )
+    return shaped, 0.5 * (diam + 0.5 * (bw + bh))
 
 
 #: Face-sized blobs (up to this many pip areas) that may hold a swallowed pip, looked into
@@ -187,8 +195,6 @@ def _blobs_at_scale(
 #: lost 0.5% of recall).
 _SWALLOW_AREA = 40.0
 _SWALLOW_LEVEL = 4
-#: Least share of its box a pip's core fills (the search's own test for a blob).
-_CORE_FILL = 0.45
 
 
 def _cores(
@@ -201,10 +207,10 @@ def _cores(
     dmin: float,
     dmax: float,
 ) -> tuple[FloatArray, FloatArray]:
-    """Centres and diameters of pip-shaped parts of the blobs ``index`` (label - 1) brighter
-    than their neighbourhood's ``mean`` by ``level``."""
-    centres: list[tuple[float, float]] = []
-    diams: list[float] = []
+    """Centres and diameters of the pip-shaped (:func:`_pip_shaped`) parts of the blobs
+    ``index`` (label - 1) brighter than their neighbourhood's ``mean`` by ``level``."""
+    centres: list[FloatArray] = []
+    diams: list[FloatArray] = []
     for k in index.tolist():
         x, y, bw, bh = (int(v) for v in stats[k, :4])
         inside = labels[y : y + bh, x : x + bw] == k + 1
@@ -212,18 +218,14 @@ def _cores(
         core = (gray[y : y + bh, x : x + bw] > high) & inside
         if not core.any():
             continue
-        n, _lab, st, cents = cv2.connectedComponentsWithStats(core.astype(np.uint8), connectivity=8)
-        for j in range(1, n):
-            cw, ch, a = float(st[j, 2]), float(st[j, 3]), float(st[j, 4])
-            d = float(np.sqrt(4.0 * a / np.pi))
-            elongated = max(cw, ch) > 2.0 * min(cw, ch) + 1
-            if not dmin <= d <= dmax or elongated or a < _CORE_FILL * cw * ch:
-                continue
-            centres.append((float(cents[j, 0]) + x, float(cents[j, 1]) + y))
-            diams.append(0.5 * (d + 0.5 * (cw + ch)))
+        mask = core.astype(np.uint8)
+        _n, _lab, st, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        shaped, sizes = _pip_shaped(np.asarray(st[1:], np.int32), dmin, dmax)
+        centres.append((cents[1:][shaped] + (x, y)).astype(np.float32))
+        diams.append(sizes[shaped].astype(np.float32))
     if not centres:
         return np.empty((0, 2), np.float32), np.empty(0, np.float32)
-    return np.asarray(centres, np.float32), np.asarray(diams, np.float32)
+    return np.concatenate(centres), np.concatenate(diams)
 
 
 def _split_merged(
