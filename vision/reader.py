@@ -798,23 +798,19 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
         return True
     if dist < 0.95 * other.size and diam < 0.85 * other_diam:
         return True
+    # Side faces of that die lie within 1.3 of its sides, and their pips are no bigger.
+    if dist >= 1.3 * other.size or diam > 1.05 * other_diam:
+        return False
     # A face seen at a much more glancing angle than a face right beside it is a side face
     # of that die (in a tilted camera's view the side faces are also shaded, so their colour
     # may differ from the top's).
-    if (
-        dist < 1.3 * other.size
-        and diam <= 1.05 * other_diam
-        and die.squash < 0.6
-        and die.squash < 0.75 * other.squash
-    ):
+    if die.squash < 0.6 and die.squash < 0.75 * other.squash:
         return True
     # A side face shares an edge with the top face it hangs from and is foreshortened
     # across that edge, towards the top face (blur rounds its pips, so their shape cannot
-    # tell it); its centre is about a side from the top face's (the fit is rough).
+    # tell it).
     return (
-        dist < _SIDE_REACH * other.size
-        and die.size <= other.size
-        and diam <= 1.05 * other_diam
+        die.size <= other.size
         and die.squash < _SIDE_SQUASH * other.squash
         and _foreshortened_towards(die, other.center)
     )
@@ -832,10 +828,8 @@ def _foreshortened_towards(die: _Die, point: tuple[float, float]) -> bool:
     return norm > 0 and abs(float(short @ toward)) > _SIDE_AIM * norm
 
 
-#: A face next to a bigger one (centres within this many of its sides), more foreshortened
-#: (its squash below this share of the other's), towards it (within acos(_SIDE_AIM)) is a
-#: side face.
-_SIDE_REACH = 1.3
+#: A face next to a bigger one, more foreshortened (its squash below this share of the
+#: other's) and towards it (within acos(_SIDE_AIM)), is a side face.
 _SIDE_SQUASH = 0.85
 _SIDE_AIM = 0.85
 
