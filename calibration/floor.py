@@ -339,13 +339,18 @@ def _enclosed(
     """True when at least :data:`ENCLOSED` of a thin ring just outside ``region`` is beyond
     ``thresh`` of the floor's colour (``dist``, the work copy's distance to it): a wall or
     its shadow, not more of the same surface."""
-    sh, sw = region.shape[:2]
-    k = max(3, (round(0.02 * max(sh, sw)) // 2) * 2 + 1)
+    k = _odd_size(0.02, region.shape)
     grown = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     ring = (grown > 0) & (region == 0)
     if ring.sum() < 10:
         return False
     return float((dist[ring] >= thresh).mean()) >= ENCLOSED
+
+
+def _odd_size(share: float, shape: tuple[int, ...]) -> int:
+    """An odd kernel size, at least 3, about ``share`` of the long side of an image of
+    ``shape``."""
+    return max(3, (round(share * max(shape[:2])) // 2) * 2 + 1)
 
 
 def _grow_within(
@@ -360,10 +365,10 @@ def _grow_within(
     """
     sh, sw = dist.shape[:2]
     mask = (dist < thresh).astype(np.uint8) * 255
-    k = max(3, (round(0.012 * max(sh, sw)) // 2) * 2 + 1)
+    k = _odd_size(0.012, dist.shape)
     # Eroding first cuts the thin bridges (a dark wall edge, a shadow on the table) through
     # which a floor colour leaks out of the tray; the kept part is grown back afterwards.
-    e = max(3, (round(neck * max(sh, sw)) // 2) * 2 + 1)
+    e = _odd_size(neck, dist.shape)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
     if n <= 1:
