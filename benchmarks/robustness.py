@@ -12,15 +12,12 @@ perturbations' meaning in :class:`vision.evaluate.Perturbation`.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from vision.evaluate import find_splits
-from vision.evaluate import main as evaluate
+from vision.evaluate import Split, Tally, evaluate_split, find_splits, parse_perturbation
 
 #: (column name, perturbation items); the first is the photos as they are.
 CONDITIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -34,20 +31,15 @@ CONDITIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def measure(folder: Path, splits: Sequence[str], items: Sequence[str]) -> dict[str, float]:
-    """``vision.evaluate``'s overall summary for ``folder`` degraded by ``items``."""
-    argv = [str(folder), "--json"]
-    for s in splits:
-        argv += ["--split", s]
-    for item in items:
-        argv += ["--perturb", item]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        status = evaluate(argv)
-    if status != 0:
-        raise SystemExit(f"vision.evaluate failed on {folder}")
-    summary: dict[str, float] = json.loads(out.getvalue())["overall"]
-    return summary
+def measure(splits: Sequence[Split], items: Sequence[str]) -> dict[str, Any]:
+    """``vision.evaluate``'s summary over the photos of ``splits``, each degraded by
+    ``items``."""
+    perturb = parse_perturbation(items)
+    tally = Tally()
+    for split in splits:
+        for _img, result in evaluate_split(split, perturb=perturb):
+            tally.add(result)
+    return tally.summary()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,17 +53,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(head)
     print("|---" * (len(CONDITIONS) + 1) + "|")
     for folder in args.datasets:
+        # Tray photos only: perturbations leave the crops sets as they are.
+        chosen = [
+            sp
+            for sp in find_splits(folder)
+            if sp.kind == "yolo" and (not args.split or Path(sp.name).name in args.split)
+        ]
         cells = []
-        for _name, items in CONDITIONS:
-            s = measure(folder, args.split, items)
+        for name, items in CONDITIONS:
+            s = measure(chosen, items)
             cells.append(
                 f"{100 * s['recall']:.1f} / {100 * s['precision']:.1f} / "
                 f"{100 * s['value_accuracy']:.1f} / {100 * s['misread']:.1f}"
             )
-            print(f"  {folder.name} {_name}: {cells[-1]}", file=sys.stderr, flush=True)
-        names = [Path(sp.name).name for sp in find_splits(folder)]
-        read = [n for n in names if not args.split or n in args.split]
-        label = f"{folder.name} ({', '.join(read)})"
+            print(f"  {folder.name} {name}: {cells[-1]}", file=sys.stderr, flush=True)
+        label = f"{folder.name} ({', '.join(Path(sp.name).name for sp in chosen)})"
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
     return 0
 
