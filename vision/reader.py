@@ -29,6 +29,7 @@ from vision._faces import (
     AROUND_CENTRE,
     FaceFit,
     fit_cluster,
+    fit_layout,
     grid_places,
     link_pips,
     single_pip,
@@ -62,6 +63,8 @@ _ASLANT_PIPS = 6
 _ASLANT_AGREE = 0.7
 #: ... and that reading is kept when it reads this many times as many dice, and two more.
 _ASLANT_GAIN = 2.0
+#: A pip fainter than this share of its face's starkest pip is no pip of that face.
+_FAINT = 0.4
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
 #: A photo whose brightest half-percent is darker than this grey level is underexposed ...
@@ -775,6 +778,11 @@ def _read_plain(
             # A rejected pair may be a one with a stray blob beside its pip.
             pending.extend(single_pip(cands, k) for k in fit.members)
             continue
+        if die is None:
+            stark = _stark_face(fit, cands, params)
+            if stark is not None:
+                pending.append(stark)
+                continue
         if die is not None:
             diam = float(np.mean(cands.diam[list(fit.members)]))
             colour_only = int(cands.channel[fit.members[0]]) > 0
@@ -789,6 +797,24 @@ def _read_plain(
             continue
         dice.append((diam, die))
     return dice, cands
+
+
+def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> FaceFit | None:
+    """The layout of a rejected face's stark pips alone, when some of its pips are faint
+    (below ``_FAINT`` of its starkest) and the stark ones fit a layout; else None.
+
+    Pips of one face are of one material and depth, so they stand out alike; blobs far
+    fainter than the rest are the die's edge, its shadow or a speck that joined the fit.
+    """
+    members = np.array(fit.members, np.intp)
+    contrast = cands.contrast[members]
+    stark = members[contrast >= _FAINT * float(contrast.max())]
+    if not 2 <= stark.shape[0] < members.shape[0]:
+        return None
+    refit = fit_layout(cands.xy[stark], tuple(stark.tolist()), float(np.mean(cands.diam[stark])))
+    if refit is None or refit.residual > params.max_grid_residual:
+        return None
+    return refit
 
 
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:

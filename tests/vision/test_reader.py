@@ -530,3 +530,18 @@ def test_light_pips_near_a_dark_bevel_are_not_swallowed_by_their_face(
     values = [d.value for d in read_array(_bevelled_light_pip_dice(art, side))]
     assert values[:2] == [4, 5]
     assert all(v in (None, 6) for v in values[2:])
+
+
+def test_faint_blobs_beside_a_face_do_not_hide_it(art: SimpleNamespace) -> None:
+    # Two faint blobs by the edge of a white four on a white table (its shade, the tray's
+    # grain) fit a six with its pips; that six is no die, and the four's stark pips are
+    # still read as a four.
+    img = art.background(320, 240, colour=(212, 212, 215))
+    step = 0.27 * 60
+    cv2.rectangle(img, (130, 90), (190, 150), (228, 228, 230), -1)
+    places = [(gx, gy, (20, 20, 20)) for gx, gy in art.PIPS[4]]
+    places += [(2, -1, (185, 185, 188)), (2, 1, (185, 185, 188))]
+    for gx, gy, colour in places:
+        centre = (round((160 + gx * step) * 16), round((120 + gy * step) * 16))
+        cv2.circle(img, centre, round(0.095 * 60 * 16), colour, -1, cv2.LINE_AA, 4)
+    assert [d.value for d in read_array(img)] == [4]
