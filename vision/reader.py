@@ -65,6 +65,8 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: A pip fainter than this share of its face's starkest pip is no pip of that face.
 _FAINT = 0.4
+#: Stark round pip candidates needed for their size to tell a close-up.
+_STARK_PIPS = 3
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
 _FRAME_CUT = 0.25
 #: A photo whose brightest half-percent is darker than this grey level is underexposed ...
@@ -103,9 +105,19 @@ class _Die(NamedTuple):
     layout: int = 0
 
 
-#: A reading at one scale: (mean pip diameter, die) pairs, the number of pip candidates,
-#: the x and y scales and the resized image (see ``_read_scaled``).
-_Scaled = tuple[list[tuple[float, _Die]], int, float, float, Image]
+class _Scaled(NamedTuple):
+    """A reading at one scale (see ``_read_scaled``)."""
+
+    #: (mean pip diameter, die) pairs, in the resized image's pixels.
+    dice: list[tuple[float, _Die]]
+    #: The number of pip candidates they came from.
+    n_candidates: int
+    #: The x and y scales of the resized image, and the image.
+    scale_x: float
+    scale_y: float
+    work: Image
+    #: The diameter of the biggest stark, round pip candidates (0 when there are none).
+    stark_diam: float
 
 
 def read_array(
@@ -123,10 +135,10 @@ def read_array(
     image = _exposed(image)
     image, params = _quieted(image, scale, params)
     reading = _read_scaled(image, scale, params)
-    close_up = _close_up(image, reading[0], scale, params)
+    close_up = _close_up(image, reading, scale, params)
     if close_up is not None:
         scale, reading = close_up
-    dice, n_candidates, scale_x, scale_y, work = reading
+    dice, n_candidates, scale_x, scale_y, work, _stark = reading
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
     # the dice; only the windows around the dice found are read again enlarged.
@@ -147,7 +159,7 @@ def read_array(
                 if noisy:
                     more = _read_windows(image, dice, scale_x, scale_y, big, params)
                 else:
-                    whole, _n, big_x, big_y, _big = _read_scaled(image, big, params)
+                    whole, _n, big_x, big_y, _big, _s = _read_scaled(image, big, params)
                     fx, fy = scale_x / big_x, scale_y / big_y
                     more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
@@ -254,7 +266,7 @@ def _cut_by_frame(d: _Die, width: int, height: int) -> bool:
 
 
 def _close_up(
-    image: Image, dice: list[tuple[float, _Die]], scale: float, params: ReaderParams
+    image: Image, reading: _Scaled, scale: float, params: ReaderParams
 ) -> tuple[float, _Scaled] | None:
     """The photo read again reduced when the dice read at ``scale`` show pips wider than
     ``params.big_pip_px``: ``(smaller scale, its reading)``, or None to keep the first.
@@ -264,22 +276,31 @@ def _close_up(
     pips, as a close-up's pips hold specks that read as tiny dice (the dice of one photo
     differ in size by far less than twofold).
     """
+    if params.big_pip_px <= 0.0:
+        return None
+    dice = reading.dice
     # Uncertain faces speak for the pip size when none was read (a close-up's big pips may
     # hold specks that spoil every face).
     valued = [diam for diam, d in dice if d.value is not None] or [diam for diam, _d in dice]
-    if not valued or params.big_pip_px <= 0.0:
-        return None
-    biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
-    big_diam = float(np.median(biggest))
-    if big_diam <= params.big_pip_px:
-        return None
+    first = sum(d.value is not None for _diam, d in dice)
+    if valued:
+        biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
+        big_diam = float(np.median(biggest))
+        # Kept when it reads at least the dice that asked for it and half as many as the
+        # first reading: a lone "die" of huge pips among small ones (a pattern, a giant
+        # face) does not make a photo a close-up.
+        least = max(len(biggest), 0.5 * len(valued))
+    if not valued or big_diam <= params.big_pip_px:
+        # The faces read may be specks in the pips of a close-up, or none at all: pips
+        # that stand out, round and wide, still tell the photo's scale; that reading is
+        # kept only when it reads more dice.
+        big_diam = reading.stark_diam
+        least = first + 1
+        if big_diam <= params.big_pip_px:
+            return None
     smaller = scale * params.big_pip_px_target / big_diam
     reduced = _read_scaled(image, smaller, params)
-    # Kept when it reads at least the dice that asked for it and half as many as the first
-    # reading: a lone "die" of huge pips among small ones (a pattern, a giant face) does
-    # not make a photo a close-up.
-    read_again = sum(d.value is not None for _diam, d in reduced[0])
-    if read_again < max(len(biggest), 0.5 * len(valued)):
+    if sum(d.value is not None for _diam, d in reduced.dice) < least:
         return None
     return smaller, reduced
 
@@ -367,7 +388,7 @@ def _read_windows(
         x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue
-        found, _n, wx, wy, _work = _read_scaled(
+        found, _n, wx, wy, _work, _stark = _read_scaled(
             np.ascontiguousarray(image[y0:y1, x0:x1]), big, params
         )
         fx, fy = scale_x / wx, scale_y / wy
@@ -568,8 +589,8 @@ def _read_scaled(image: Image, scale: float, params: ReaderParams) -> _Scaled:
         scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
     else:
         work, scale_x, scale_y = image, 1.0, 1.0
-    dice, n_candidates = _read_work(work, params)
-    return dice, n_candidates, scale_x, scale_y, work
+    dice, n_candidates, stark_diam = _read_work(work, params)
+    return _Scaled(dice, n_candidates, scale_x, scale_y, work, stark_diam)
 
 
 def read_bytes(
@@ -672,7 +693,7 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
     return np.ascontiguousarray(image_bgr)
 
 
-def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int]:
+def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int, float]:
     """Find and read dice on the work image: (mean pip diameter, die) pairs, both in its
     pixels, and the number of pip candidates they came from.
 
@@ -683,9 +704,10 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     """
     dice, cands = _read_plain(work, params)
     n_candidates = len(cands)
+    stark_diam = _stark_diam(cands, params)
     aslant = _aslant(cands, params)
     if aslant is None:
-        return dice, n_candidates
+        return dice, n_candidates, stark_diam
     squash, minor = aslant
     h, w = work.shape[:2]
     stretch, back, size = _stretch(w, h, 1.0 / squash, minor)
@@ -700,7 +722,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     # aslant sees are as square as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
     if sum(d.value is not None for _diam, d in again) < _ASLANT_GAIN * first + 2:
-        return dice, n_candidates
+        return dice, n_candidates, stark_diam
     shrink = float(np.sqrt(squash))
     mapped = []
     for diam, d in again:
@@ -716,7 +738,21 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
                 ),
             )
         )
-    return mapped, len(cands_again)
+    return mapped, len(cands_again), stark_diam * shrink
+
+
+def _stark_diam(cands: PipCandidates, params: ReaderParams) -> float:
+    """Median diameter of the bigger half of the stark, round pip candidates (0 if none):
+    pips that stand out whether or not a face was read around them."""
+    stark = (
+        (cands.contrast >= 3.0 * params.min_pip_contrast)
+        & (cands.uniformity >= 0.8)
+        & (cands.roundness >= _ROUND_ONE)
+    )
+    if int(stark.sum()) < _STARK_PIPS:
+        return 0.0
+    diam = cands.diam[stark]
+    return float(np.median(diam[diam >= np.median(diam)]))
 
 
 def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] | None:

@@ -330,6 +330,28 @@ def test_a_close_up_is_read_again_at_the_size_its_pips_ask_for(
     ]
 
 
+def test_a_close_up_whose_faces_all_fail_is_read_at_its_stark_pips_size(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+
+    img = art.background(960, 720, colour=(150, 170, 190))
+    for centre, value in [((220, 220), 3), ((560, 260), 5), ((400, 520), 6)]:
+        art.draw_die(img, centre, 200, value, body=(30, 40, 190), pip=(235, 235, 235))
+    check_face = reader._check_face
+
+    def spoiled(fit: Any, cands: Any, *args: Any) -> Any:
+        # As in a real close-up whose big pips hold specks and whose touching dice link
+        # their pips: no face is read at the size the photo was taken.
+        if float(np.mean(cands.diam[list(fit.members)])) > 20.0:
+            return None
+        return check_face(fit, cands, *args)
+
+    monkeypatch.setattr(reader, "_check_face", spoiled)
+    # The stark round pips still tell the scale: read again where they are 11 px wide.
+    assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
+
+
 def test_marks_in_a_row_are_not_twos_or_threes(art: SimpleNamespace) -> None:
     img = art.background(640, 480, colour=(200, 205, 210))
     for centre, value in [((120, 120), 5), ((320, 130), 4), ((520, 120), 6)]:
