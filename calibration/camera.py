@@ -84,6 +84,7 @@ def pose_from_quad(
     image_size: tuple[int, int],
     *,
     size: tuple[float, float] | None = None,
+    focal_px: float | None = None,
 ) -> tuple[CameraPose, tuple[float, float]] | None:
     """Camera pose from the floor's four corners in the image; None when they are degenerate.
 
@@ -106,7 +107,9 @@ def pose_from_quad(
     f2 = -(g1[0] * g2[0] + g1[1] * g2[1]) / (g1[2] * g2[2]) if abs(g1[2] * g2[2]) > 1e-12 else -1
     focal_known = False
     f = f_default
-    if f2 > 0:
+    if focal_px is not None:
+        f, focal_known = focal_px, True
+    elif f2 > 0:
         f_meas = math.sqrt(f2)
         if 0.45 * diag <= f_meas <= 1.6 * diag:
             f, focal_known = f_meas, True
