@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pytest
 
 from calibration.camera import CameraPose, pose_from_nadir
-from vision._lean import EdgeField, cube_corners, lean_score
+from vision._lean import EdgeField, cube_corners, lean_score, top_face_turn
 from vision.flags import EDGE_GAIN
 
 Image = npt.NDArray[np.uint8]
@@ -97,3 +97,35 @@ def test_cube_corners_keep_the_top_face_where_it_was_seen_and_rest_on_the_floor(
         # The lowest edge lies on the far side from the support (along -u).
         low = corners[np.argsort(corners[:, 2])[:2]]
         assert np.all(low[:, 0] <= corners[:, 0].mean() + 1e-9)
+
+
+def test_a_flat_die_showing_no_side_faces_is_not_taken_for_a_leaning_one() -> None:
+    # Far from the camera's nadir the pose predicts side faces; a longer lens than the
+    # default shows hardly any. Only the top face is drawn: a leaning cube would explain
+    # the missing far side faces, but shows no side face towards any support.
+    pose, side = _pose()
+    rng = np.random.default_rng(7)
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = FLOOR
+    t = np.array([640.0, 470.0])
+    u = np.array([math.cos(0.4), math.sin(0.4)])
+    corners = cube_corners(pose, t, side, u, 0.0)
+    top = pose.project(corners[[1, 3, 7, 5]])
+    cv2.fillConvexPoly(img, np.round(top * 16).astype(np.int32), SHADES["top"], cv2.LINE_AA, 4)
+    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    for turn in (0.0, 0.5 * math.pi, math.pi, 1.5 * math.pi):
+        d = np.array([math.cos(0.4 + turn), math.sin(0.4 + turn)])
+        w = _image_direction(pose, t, side, d)
+        score = lean_score(EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, w, 40.0)
+        assert score.gain < EDGE_GAIN
+
+
+@pytest.mark.parametrize("turn_deg", [0.0, 25.0, 40.0, 70.0])
+def test_a_dies_turn_comes_from_its_own_edges(turn_deg: float) -> None:
+    u = np.array([math.cos(math.radians(turn_deg)), math.sin(math.radians(turn_deg))])
+    img, pose, side, t = _scene(0.0, u)
+    found, contrast = top_face_turn(
+        EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, np.array([1.0, 0.0])
+    )
+    assert abs((found - turn_deg + 45.0) % 90.0 - 45.0) < 3.0
+    assert contrast > 20.0
