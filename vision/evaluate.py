@@ -248,7 +248,7 @@ def evaluate_split(
                 truth, [(d.center, d.value) for d in reading.dice], reading.elapsed_ms
             )
             if failures is not None and not result.exact:
-                _write_failure(failures, split, img, reading.dice, truth)
+                _write_failure(failures, split, img, reading.dice, truth, data)
             yield img, result
     else:
         for face in range(1, 7):
@@ -361,11 +361,22 @@ def _prepared(img: Path, zoom: float, perturb: Perturbation) -> bytes:
 
 
 def _write_failure(
-    folder: Path, split: Split, img: Path, dice: Sequence[DieReading], truth: Sequence[Truth]
+    folder: Path,
+    split: Split,
+    img: Path,
+    dice: Sequence[DieReading],
+    truth: Sequence[Truth],
+    data: bytes | None = None,
 ) -> None:
+    """Write ``img`` annotated with its readings and labels; drawn on ``data`` (the photo as
+    it was read: zoomed or degraded) when given."""
     from vision.annotate import annotate
 
-    raw = cv2.imread(str(img), cv2.IMREAD_COLOR)
+    raw = (
+        cv2.imread(str(img), cv2.IMREAD_COLOR)
+        if data is None
+        else cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    )
     if raw is None:
         return
     out = annotate(np.asarray(raw, dtype=np.uint8), dice)
