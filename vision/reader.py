@@ -65,6 +65,9 @@ _ASLANT_AGREE = 0.7
 _ASLANT_GAIN = 2.0
 #: A pip fainter than this share of its face's starkest pip is no pip of that face.
 _FAINT = 0.4
+#: A photo that reads hardly a face is read again halved when its shorter side is at
+#: least twice this (px).
+_HALVED_SIDE = 240
 #: Stark round pip candidates needed for their size to tell a close-up.
 _STARK_PIPS = 3
 #: An unread face whose centre is this share of its side from the frame's edge is dropped.
@@ -297,7 +300,12 @@ def _close_up(
         big_diam = reading.stark_diam
         least = first + 1
         if big_diam <= params.big_pip_px:
-            return None
+            if first > 1 or min(reading.work.shape[:2]) < 2 * _HALVED_SIDE:
+                return None
+            # Hardly a face read, and no stark pip to tell the scale: blurred big pips may
+            # pass the search only at half the size (its levels look for pips up to
+            # about 13 px finely).
+            big_diam = 2.0 * params.big_pip_px_target
     smaller = scale * params.big_pip_px_target / big_diam
     reduced = _read_scaled(image, smaller, params)
     if sum(d.value is not None for _diam, d in reduced.dice) < least:

@@ -352,6 +352,31 @@ def test_a_close_up_whose_faces_all_fail_is_read_at_its_stark_pips_size(
     assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
 
 
+def test_a_photo_that_reads_hardly_a_face_is_read_again_halved(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+
+    img = art.background(960, 720, colour=(150, 170, 190))
+    for centre, value in [((220, 220), 3), ((560, 260), 5), ((400, 520), 6)]:
+        art.draw_die(img, centre, 180, value, body=(30, 40, 190), pip=(235, 235, 235))
+    check_face = reader._check_face
+
+    def spoiled(fit: Any, cands: Any, *args: Any) -> Any:
+        # Big blurred pips that pass neither the face checks nor the stark-pip test at
+        # the size the photo was taken.
+        if float(np.mean(cands.diam[list(fit.members)])) > 25.0:
+            return None
+        return check_face(fit, cands, *args)
+
+    monkeypatch.setattr(reader, "_check_face", spoiled)
+    monkeypatch.setattr(reader, "_stark_diam", lambda cands, params: 0.0)
+    assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
+    # A photo too small to halve (here: said to be) is left as it was read.
+    monkeypatch.setattr(reader, "_HALVED_SIDE", 400)
+    assert [d.value for d in read_array(img)] == []
+
+
 def test_marks_in_a_row_are_not_twos_or_threes(art: SimpleNamespace) -> None:
     img = art.background(640, 480, colour=(200, 205, 210))
     for centre, value in [((120, 120), 5), ((320, 130), 4), ((520, 120), 6)]:
