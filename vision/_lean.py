@@ -19,6 +19,7 @@ segmentation fails, but its crease with the top face and its far edge still show
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -43,6 +44,14 @@ TURN_REFINE_DEG = tuple(float(v) for v in np.arange(-6.0, 6.01, 1.5))
 FINE_YAWS_DEG = (-3.75, 0.0, 3.75)
 #: A face narrower than this (pixels, seen from the camera) shows no edges of its own.
 MIN_FACE_PX = 1.5
+#: A cube leaning on a wall reaches the floor outline's side it stands on within these
+#: shares of a die side: short of it by at most WALL_GAP, past it by at most WALL_PAST.
+#: The outline is measured to about a third of a die (it stops at a wall's hard shadow,
+#: or runs on over a wall's face of the floor's colour), and the die's height above the
+#: floor seen through an estimated camera adds to that; a flat die against a wall seen as a
+#: steep lean reaches half a die or more past it.
+WALL_GAP = 0.4
+WALL_PAST = 0.35
 #: Shares of a flat die's predicted side faces tried: the camera's focal length (taken as a
 #: phone's or a webcam's when the floor cannot tell it) and the die's size are estimates.
 SIDE_SHARES = (1.0, 0.6, 0.1)
@@ -90,6 +99,9 @@ class LeanScore:
     tilt_deg: float
     extra_px: float
     contrast: float = 0.0
+    #: The best flat and leaning cubes' corners (8, 3), floor frame; None without them.
+    flat_corners: FloatArray | None = dataclasses.field(default=None, repr=False, compare=False)
+    lean_corners: FloatArray | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 class EdgeField:
@@ -269,6 +281,7 @@ def lean_score(
     side_px: float,
     *,
     prop: tuple[FloatArray, FloatArray, float] | None = None,
+    wall: tuple[FloatArray, FloatArray] | None = None,
 ) -> LeanScore:
     """Score flat and leaning cubes at a die's top face ``t_px`` against ``field``'s edges.
 
@@ -280,7 +293,9 @@ def lean_score(
     faces are not nearly square to the support cannot lean on it: its gain is 0. ``prop``,
     for a die as the support, is that flat die's top face centre (floor frame, (3,)), a
     unit floor direction (3,) square to its faces and its side: a leaning cube must touch
-    its face, so only the tilts that put the cube against it are tried.
+    its face, so only the tilts that put the cube against it are tried. ``wall``, for a
+    wall as the support, is a floor point at its foot and its unit normal into the tray
+    (floor frame, (3,) each): a leaning cube must reach it, and not far through it.
     """
     top = pose.back_project(t_px[None, :], z=side)[0]
     ahead = pose.back_project((t_px + w_img * side_px)[None, :], z=side)[0]
@@ -323,6 +338,10 @@ def lean_score(
             corners = cube_corners(pose, t_px, side, u, tilt)
             if prop is not None and abs(_prop_gap(corners, u, prop) / side) > CONTACT_TOL:
                 continue
+            if wall is not None:
+                past = float(((corners - wall[0][None, :]) @ -wall[1]).max()) / side
+                if not -WALL_GAP <= past <= WALL_PAST:
+                    continue
             sc = scored(corners, present)
             if sc > lean_best:
                 lean_best, tilt_best, lean_corners = sc, tilt, corners
@@ -337,6 +356,8 @@ def lean_score(
         tilt_deg=tilt_best,
         extra_px=reach(lean_corners) - reach(flat_corners),
         contrast=top_best,
+        flat_corners=flat_corners,
+        lean_corners=lean_corners,
     )
 
 

@@ -56,6 +56,10 @@ FloatArray = npt.NDArray[np.float64]
 #: photos at 5 of 1795 flat dice (0.18: 9) and flags 12 of 55 15+ degree leans of the
 #: renders' dev sets placed from the truth (0.18: 14), none of their 541 flat dice.
 LEAN_SHIFT = 0.22
+#: ...unless the edges (see EDGE_GAIN) fit a flat die at least this well: a gain at or
+#: below it vetoes the silhouette's claim (the real tray photos: 3 of their 7 flags, none
+#: of the dev renders' leans but one of 34 degrees whose edges fit no cube).
+SHIFT_VETO = 0.0
 #: Edge evidence (see :mod:`vision._lean`): a die also leans when the leaning cube's edges
 #: fit the photo better than the flat cube's by EDGE_GAIN of the flat fit and its
 #: silhouette reaches at least EDGE_SHIFT die sides towards the same support. Neither is
@@ -65,7 +69,7 @@ LEAN_SHIFT = 0.22
 #: leans and no flat die; the real tray photos (nell_byler_d6, 1795 flat dice) get 7 flags
 #: from both rules before pairs are judged (0.3 and 0.05: 16 of the leans, 9 real flags).
 EDGE_GAIN = 0.2
-EDGE_SHIFT = 0.08
+EDGE_SHIFT = 0.06
 #: Below this overlap (IoU) between the measured and predicted flat silhouettes the
 #: measurement is not trusted at all (the die's pixels were not separated from their
 #: surroundings). A die leaning 30 degrees overlaps a flat die's silhouette by only about
@@ -459,6 +463,7 @@ class _Look:
     leans: list[LeanScore | None] = field(default_factory=list)
     floor_between: bool = True
     props: list[DieReading | None] = field(default_factory=list)
+    walls: list[FloatArray | None] = field(default_factory=list)
 
 
 def _look(
@@ -474,7 +479,7 @@ def _look(
     look = _Look(die, inside, [], None, scene.polygon is not None)
     if inside < -FAR_OUTSIDE:
         return look
-    look.supports, look.props = _supports(die, others, scene, t, a)
+    look.supports, look.props, look.walls = _supports(die, others, scene, t, a)
     can_lean = scene.pose is not None and scene.die_units is not None
     wanted = can_lean and (bool(look.supports) or for_common)
     if inside >= -OFF_TRAY_MARGIN and not wanted:
@@ -531,12 +536,31 @@ def _add_lean_scores(image: Image, look: _Look, scene: _Scene, common: FloatArra
     t = np.array(die.center, np.float64)
     edges = EdgeField(image, die.center, 1.8 * die.size_px)
     look.leans = []
-    for (w, _what), prop in zip(look.supports, look.props, strict=True):
+    for (w, _what), prop, wall in zip(look.supports, look.props, look.walls, strict=True):
         face = _prop_face(image, pose, units, prop) if prop is not None else None
         if prop is not None and face is None:
             look.leans.append(None)
             continue
-        look.leans.append(lean_score(edges, pose, side, t, w, die.size_px, prop=face))
+        plane = _wall_plane(pose, wall, t) if wall is not None else None
+        look.leans.append(lean_score(edges, pose, side, t, w, die.size_px, prop=face, wall=plane))
+
+
+def _wall_plane(
+    pose: CameraPose, edge: FloatArray, t: FloatArray
+) -> tuple[FloatArray, FloatArray] | None:
+    """The wall standing on the floor outline's side ``edge`` ((2, 2) image points) as a
+    floor point and its unit normal pointing into the tray, towards the die seen at ``t``
+    (floor frame, (3,) each, z = 0)."""
+    ends = pose.back_project(edge, z=0.0)
+    e = ends[1, :2] - ends[0, :2]
+    length = float(np.hypot(*e))
+    if length < 1e-9:
+        return None
+    n = np.array([-e[1], e[0]]) / length
+    die_xy = pose.back_project(t[None, :], z=0.0)[0, :2]
+    if float(np.dot(n, die_xy - ends[0, :2])) < 0:
+        n = -n
+    return np.array([ends[0, 0], ends[0, 1], 0.0]), np.array([n[0], n[1], 0.0])
 
 
 def _own_side(pose: CameraPose, units: float, die: DieReading) -> float | None:
@@ -589,12 +613,14 @@ def _looks(image: Image, dice: Sequence[DieReading], scene: _Scene) -> list[_Loo
 
 def _supports(
     die: DieReading, others: list[DieReading], scene: _Scene, t: FloatArray, a: FloatArray
-) -> tuple[list[tuple[FloatArray, str]], list[DieReading | None]]:
+) -> tuple[list[tuple[FloatArray, str]], list[DieReading | None], list[FloatArray | None]]:
     """Unit image directions from the die to what it could lean on, dice and walls nearby,
-    with the die each one is (None for a wall)."""
+    with the die each one is (None for a wall) and the floor outline's side each wall
+    stands on ((2, 2) image points; None for a die)."""
     s_px = die.size_px
     out: list[tuple[FloatArray, str]] = []
     props: list[DieReading | None] = []
+    walls: list[FloatArray | None] = []
     top = None
     if scene.pose is not None and scene.die_units is not None:
         top = scene.pose.back_project(t[None, :], z=scene.die_units)[0]
@@ -612,6 +638,7 @@ def _supports(
                 continue
         out.append((d / dist, "die"))
         props.append(o)
+        walls.append(None)
     if scene.polygon is not None:
         foot = t + a
         poly = scene.polygon
@@ -630,7 +657,8 @@ def _supports(
             if float(np.dot(n, foot - p)) < 1.3 * s_px and -0.05 < along < 1.05:
                 out.append((-n, "wall"))
                 props.append(None)
-    return out, props
+                walls.append(np.array([p, q], np.float64))
+    return out, props, walls
 
 
 def _common_shift(looks: Sequence[_Look | None]) -> FloatArray:
@@ -669,9 +697,14 @@ def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
     v = look.shift - common if look.shift is not None else np.zeros(2)
     cos_lim = math.cos(math.radians(SUPPORT_ANGLE_DEG))
     best: tuple[float, str] | None = None
-    for w, what in look.supports:
+    scores: list[LeanScore | None] = [*look.leans, *([None] * len(look.supports))]
+    for (w, what), sc in zip(look.supports, scores, strict=False):
         along = float(np.dot(v, w))
         pointed = shifted and along > LEAN_SHIFT and along >= cos_lim * float(np.hypot(*v))
+        # A silhouette reaching towards the support whose edges fit a flat die at least as
+        # well as a leaning one is a shadow or a neighbour's face joined to it.
+        if sc is not None and sc.gain <= SHIFT_VETO:
+            continue
         if pointed and (best is None or along > best[0]):
             best = (along, what)
     if best is not None:
