@@ -8,9 +8,10 @@ cube there (its outline and the creases between the faces it shows, perspective 
 and of cubes leaning 8 to 45 degrees towards the support. The die's turn comes from its own
 edges (a leaning die's top face shows its turn as a flat die's does), and it can lean only
 along one of its faces' normals, so the leaning cubes keep that turn; a flat cube may show
-its side faces less than the estimated camera predicts (a longer lens, a smaller die), so
-a lean must show as a side face towards the support, not merely as a missing side face on
-the far side. Each hypothesis is scored by the
+its side faces more or less than the estimated camera predicts (another lens, a die of
+another size), so a lean must show as a side face towards the support, not merely as a
+missing side face on the far side; and a leaning cube must touch its support (a wall's foot
+on the floor outline, a face of the die it leans on). Each hypothesis is scored by the
 brightness gradient across its predicted edges (any colours: only the gradient's component
 across each edge counts), so no die pixels need to be segmented first: the side face that
 shows a lean is often dark and sits against its support's shadow or face, where colour
@@ -53,8 +54,9 @@ MIN_FACE_PX = 1.5
 WALL_GAP = 0.4
 WALL_PAST = 0.35
 #: Shares of a flat die's predicted side faces tried: the camera's focal length (taken as a
-#: phone's or a webcam's when the floor cannot tell it) and the die's size are estimates.
-SIDE_SHARES = (1.0, 0.6, 0.1)
+#: phone's or a webcam's when the floor cannot tell it) and the die's size are estimates,
+#: and a wider or a longer lens shows more or less of a flat die's side faces.
+SIDE_SHARES = (1.25, 1.0, 0.6, 0.1)
 #: A prop's faces must be square to the lean within this many degrees (two dice touching
 #: corner to face or corner to corner do not lean on each other).
 PROP_TURN_DEG = 30.0
@@ -315,7 +317,7 @@ def lean_score(
         cube = cube_corners(pose, t_px, side, _turned(u0, yaw_best + dyaw), 0.0)
         for share in SIDE_SHARES:
             # The camera's focal length and the die's size are estimated: a flat die may
-            # show its side faces less than predicted, as a lower cube would.
+            # show its side faces more or less than predicted, as a higher or lower cube.
             corners = cube.copy()
             corners[0::2, 2] += (1.0 - share) * side
             sc = scored(corners, present)
