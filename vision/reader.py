@@ -47,7 +47,8 @@ Image = npt.NDArray[np.uint8]
 
 #: A "pip" at least this share of the other dice's median side is a die, not a pip.
 _GIANT_PIP = 0.7
-#: An unread face smaller than this share of the median side of the dice read is no die.
+#: A face smaller than this share of the median side of the dice read is not read (see
+#: ``_doubt_small``).
 _SPECK_SIZE = 0.6
 #: A two or three whose face is turned more than this (degrees) from its body is not read.
 _TURN_OFF = 30.0
@@ -174,7 +175,7 @@ def read_array(
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
-    dice = _drop_specks(dice)
+    dice = _doubt_small(dice)
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
@@ -335,15 +336,24 @@ def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
     return out
 
 
-def _drop_specks(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
-    """The dice without unread "faces" far smaller than the dice read: specks and grain on
-    a table or a tray's wood make doubtful patterns of pips, at any size, while the dice of
-    one photo differ in size by perspective and make by less than ``_SPECK_SIZE``."""
+def _doubt_small(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
+    """The dice with faces far smaller than the dice read (below ``_SPECK_SIZE`` of their
+    median side) made uncertain, or dropped when they were unread already.
+
+    The dice of one photo differ in size by perspective and make by less than that; a face
+    read that small is part of a die (one row of a six, two pips of a four whose others
+    were lost: on the shared photos half of such faces were misread) or a pattern of
+    specks and grain on a table or a tray's wood (an unread one nearly always is).
+    """
     sizes = [d.size for _diam, d in dice if d.value is not None]
     if len(sizes) < 2:
         return dice
     least = _SPECK_SIZE * float(np.median(sizes))
-    return [(diam, d) for diam, d in dice if d.value is not None or d.size >= least]
+    return [
+        (diam, d if d.size >= least else d._replace(value=None))
+        for diam, d in dice
+        if d.value is not None or d.size >= least
+    ]
 
 
 def _merge_enlarged(

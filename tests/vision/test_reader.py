@@ -594,15 +594,20 @@ def test_faint_blobs_beside_a_face_do_not_hide_it(art: SimpleNamespace) -> None:
     assert [d.value for d in read_array(img)] == [4]
 
 
-def test_unread_faces_far_smaller_than_the_dice_read_are_dropped() -> None:
-    from vision.reader import _Die, _drop_specks
+def test_faces_far_smaller_than_the_dice_read_are_not_read() -> None:
+    from vision.reader import _Die, _doubt_small
 
     def die(value: int | None, size: float) -> tuple[float, _Die]:
         return (size / 5.0, _Die(value, (0.0, 0.0), size, 0.9 if value else 0.5, ()))
 
     dice = [die(3, 40.0), die(5, 36.0), die(None, 38.0), die(None, 15.0), die(2, 15.0)]
-    # The grain's doubtful pattern goes; a small die read with confidence and a doubtful
-    # die of the dice's size stay.
-    assert [d.size for _diam, d in _drop_specks(dice)] == [40.0, 36.0, 38.0, 15.0]
+    # The grain's doubtful pattern goes; a face read that small (a row of a six) is asked
+    # about; a doubtful die of the dice's size stays as it was.
+    assert [(d.value, d.size) for _diam, d in _doubt_small(dice)] == [
+        (3, 40.0),
+        (5, 36.0),
+        (None, 38.0),
+        (None, 15.0),
+    ]
     # One die read says too little of the photo's dice sizes.
-    assert len(_drop_specks([die(3, 40.0), die(None, 15.0)])) == 2
+    assert len(_doubt_small([die(3, 40.0), die(None, 15.0)])) == 2
