@@ -281,7 +281,9 @@ def _close_up(
     The pip search is tuned for pips of 3-15 px; a close-up's pips are read at the size that
     brings them there, estimated from the dice themselves: from the dice with the biggest
     pips, as a close-up's pips hold specks that read as tiny dice (the dice of one photo
-    differ in size by far less than twofold).
+    differ in size by far less than twofold). When the faces read do not ask for it, the
+    stark round pip candidates may (``reading.stark_diam``), and a photo that read at most
+    one face is tried halved; those readings are kept only when they read more dice.
     """
     if params.big_pip_px <= 0.0:
         return None
@@ -773,14 +775,19 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     return mapped, len(cands_again), stark_diam * shrink
 
 
+def _stark(cands: PipCandidates, params: ReaderParams) -> npt.NDArray[np.bool_]:
+    """Which candidates stand out as only pips do: thrice the least contrast, on a ring of
+    one face colour."""
+    mask: npt.NDArray[np.bool_] = (cands.contrast >= 3.0 * params.min_pip_contrast) & (
+        cands.uniformity >= 0.8
+    )
+    return mask
+
+
 def _stark_diam(cands: PipCandidates, params: ReaderParams) -> float:
     """Median diameter of the bigger half of the stark, round pip candidates (0 if none):
     pips that stand out whether or not a face was read around them."""
-    stark = (
-        (cands.contrast >= 3.0 * params.min_pip_contrast)
-        & (cands.uniformity >= 0.8)
-        & (cands.roundness >= _ROUND_ONE)
-    )
+    stark = _stark(cands, params) & (cands.roundness >= _ROUND_ONE)
     if int(stark.sum()) < _STARK_PIPS:
         return 0.0
     diam = cands.diam[stark]
@@ -791,7 +798,7 @@ def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] |
     """``(squash, direction)`` of the photo's stark pips when at least ``_ASLANT_PIPS`` of
     them are flattened, at the median, below ``_ASLANT`` in one direction (radians in
     [0, pi)), else None."""
-    stark = (cands.contrast >= 3.0 * params.min_pip_contrast) & (cands.uniformity >= 0.8)
+    stark = _stark(cands, params)
     if int(stark.sum()) < _ASLANT_PIPS:
         return None
     squash = float(np.median(cands.roundness[stark]))
