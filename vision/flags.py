@@ -75,6 +75,10 @@ EDGE_SHIFT = 0.06
 #: surroundings). A die leaning 30 degrees overlaps a flat die's silhouette by only about
 #: 0.5-0.7 even when measured exactly, so the bar must stay below that.
 LEAN_OVERLAP = 0.5
+#: A die leaning on a die is judged by its edges only when the two sides read differ by at
+#: most this factor (the dice of one game are one size; the dev renders' sets of mixed
+#: sizes, 12-19 mm, rarely differ more).
+PROP_SIZES = 1.35
 #: Least gap between the top faces of a die and a die it leans on (die sides).
 MIN_LEAN_GAP = 0.06
 #: Dice measured at least (when there are as many) to learn the shift all dice share. The
@@ -538,6 +542,10 @@ def _add_lean_scores(image: Image, look: _Look, scene: _Scene, common: FloatArra
     look.leans = []
     for (w, _what), prop, wall in zip(look.supports, look.props, look.walls, strict=True):
         face = _prop_face(image, pose, units, prop) if prop is not None else None
+        if face is not None and not 1 / PROP_SIZES <= face[2] / side <= PROP_SIZES:
+            # Two touching dice this unlike in size: one of the sizes read is wrong (an
+            # outline that took in the other's side face), and with it either die's cube.
+            face = None
         if prop is not None and face is None:
             look.leans.append(None)
             continue
