@@ -34,6 +34,20 @@ def test_pose_from_quad_recovers_tilt_and_focal(tilt: float) -> None:
         assert np.min(np.linalg.norm(back - c, axis=1)) < 1.0
 
 
+def test_a_given_focal_length_is_used_instead_of_the_corners_one() -> None:
+    # Corners a few pixels off move the measured focal length a lot; a caller may trust a
+    # lens guess more. With the true focal given, the tilt follows even from shifted corners.
+    quad = project_rect(300, 200, 12.0, focal=700.0)
+    nudged = quad + np.array([[3.0, -2.0], [0.0, 0.0], [-3.0, 2.0], [0.0, 0.0]])
+    measured = pose_from_quad(nudged, (800, 600), size=(300, 200))
+    given = pose_from_quad(nudged, (800, 600), size=(300, 200), focal_px=700.0)
+    assert measured is not None and given is not None
+    assert given[0].k[0, 0] == 700.0
+    assert given[0].focal_known
+    assert abs(given[0].tilt_deg - 12.0) < abs(measured[0].tilt_deg - 12.0)
+    assert given[0].tilt_deg == pytest.approx(12.0, abs=1.0)
+
+
 def test_aspect_ratio_is_measured_without_a_size() -> None:
     quad = project_rect(300, 200, 15.0)
     solved = pose_from_quad(quad, (800, 600))
