@@ -66,6 +66,13 @@ _ASLANT_PIPS = 6
 _ASLANT_AGREE = 0.7
 #: ... and that reading is kept when it reads this many times as many dice, and two more.
 _ASLANT_GAIN = 2.0
+#: Least roundness of a lone pip read as a one, however flattened the photo's pips are.
+_ONE_ROUNDNESS_FLOOR = 0.55
+#: Side faces of a die lie within this many of its sides from its top face.
+_SIDE_REACH = 1.3
+#: A photo's pips flattened along a direction this close to its vertical (radians) say it
+#: was taken looking across the table.
+_UPRIGHT = np.pi / 6
 #: A pip fainter than this share of its face's starkest pip is no pip of that face.
 _FAINT = 0.4
 #: A photo that reads hardly a face is read again halved when its shorter side is at
@@ -838,6 +845,7 @@ def _read_plain(
     if len(cands) == 0:
         return [], cands
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
+    face_params = _seen_aslant(cands, params)
     fits: list[FaceFit] = []
     for members in link_pips(cands, planes, params):
         if members.shape[0] == 1:
@@ -848,7 +856,7 @@ def _read_plain(
     pending = list(fits)
     while pending:
         fit = pending.pop()
-        die = _check_face(fit, cands, planes, blur, params)
+        die = _check_face(fit, cands, planes, blur, face_params)
         if die is None and fit.value == 2:
             # A rejected pair may be a one with a stray blob beside its pip.
             pending.extend(single_pip(cands, k) for k in fit.members)
@@ -866,12 +874,47 @@ def _read_plain(
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
+    upright = _looks_down_aslant(cands, params)
     dice: list[tuple[float, _Die]] = []
     for _colour, _key, diam, die in checked:
-        if any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
+        below = [k for k, (_od, o) in enumerate(dice) if upright and _above(die, o)]
+        if below:
+            # Seen from the side of the table, a die shows its top face above the side
+            # face that looks at the camera, however the two are foreshortened.
+            dice = [pair for k, pair in enumerate(dice) if k not in below]
+        elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
     return dice, cands
+
+
+def _looks_down_aslant(cands: PipCandidates, params: ReaderParams) -> bool:
+    """True when the photo's stark pips are flattened alike along the photo's vertical: a
+    camera looking across the table, the photo upright (EXIF orientation applied)."""
+    aslant = _aslant(cands, params)
+    return aslant is not None and abs(aslant[1] - 0.5 * np.pi) < _UPRIGHT
+
+
+def _above(die: _Die, other: _Die) -> bool:
+    """True when ``die`` sits right above ``other`` as a die's top face above its front
+    face: beside it (not over it), within ``_SIDE_REACH`` sides, mostly upwards."""
+    dx, dy = die.center[0] - other.center[0], die.center[1] - other.center[1]
+    dist = float(np.hypot(dx, dy))
+    side = min(die.size, other.size)
+    return 0.55 * side <= dist < _SIDE_REACH * side and -dy > 0.8 * dist
+
+
+def _seen_aslant(cands: PipCandidates, params: ReaderParams) -> ReaderParams:
+    """``params`` for a photo whose stark pips are flattened (a camera looking aslant): a
+    lone pip may be as flattened as they are, in proportion, and still be a one."""
+    stark = _stark(cands, params)
+    if int(stark.sum()) < _ASLANT_PIPS:
+        return params
+    squash = float(np.median(cands.roundness[stark]))
+    if squash >= _ASLANT:
+        return params
+    least = max(_ONE_ROUNDNESS_FLOOR, params.min_one_roundness * squash / _ASLANT)
+    return params._replace(min_one_roundness=min(params.min_one_roundness, least))
 
 
 def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> FaceFit | None:
@@ -900,7 +943,7 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     if dist < 0.95 * other.size and diam < 0.85 * other_diam:
         return True
     # Side faces of that die lie within 1.3 of its sides, and their pips are no bigger.
-    if dist >= 1.3 * other.size or diam > 1.05 * other_diam:
+    if dist >= _SIDE_REACH * other.size or diam > 1.05 * other_diam:
         return False
     # A face seen at a much more glancing angle than a face right beside it is a side face
     # of that die (in a tilted camera's view the side faces are also shaded, so their colour

@@ -611,3 +611,50 @@ def test_faces_far_smaller_than_the_dice_read_are_not_read() -> None:
     ]
     # One die read says too little of the photo's dice sizes.
     assert len(_doubt_small([die(3, 40.0), die(None, 15.0)])) == 2
+
+
+def _stark_pips(roundness: float, minor: float, n: int = 8) -> Any:
+    from vision._pips import PipCandidates
+
+    f = np.full(n, 1.0, np.float32)
+    return PipCandidates(
+        xy=np.stack([np.arange(n) * 30.0, np.zeros(n)], axis=1).astype(np.float32),
+        diam=8.0 * f,
+        polarity=-f,
+        contrast=150.0 * f,
+        ring_bgr=np.full((n, 3), 220.0, np.float32),
+        ring_gray=220.0 * f,
+        uniformity=f,
+        roundness=roundness * f,
+        channel=np.zeros(n, np.intp),
+        minor=minor * f,
+    )
+
+
+def test_a_lone_pip_may_be_as_flattened_as_the_photos_pips() -> None:
+    from vision.reader import _seen_aslant
+
+    # Seen from above, a lone pip must be round to be a one; seen aslant, every pip is
+    # flattened alike, the one's too, so the bar falls in proportion (never below 0.55).
+    assert _seen_aslant(_stark_pips(0.95, 0.0), DEFAULTS) == DEFAULTS
+    assert _seen_aslant(_stark_pips(0.7, 1.5), DEFAULTS).min_one_roundness == pytest.approx(
+        DEFAULTS.min_one_roundness * 0.7 / 0.8, abs=1e-3
+    )
+    assert _seen_aslant(_stark_pips(0.3, 1.5), DEFAULTS).min_one_roundness == 0.55
+
+
+def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
+    from vision.reader import _above, _Die, _looks_down_aslant
+
+    top = _Die(1, (100.0, 100.0), 36.0, 0.9, ())
+    front = _Die(2, (102.0, 140.0), 36.0, 0.9, ())
+    beside = _Die(3, (140.0, 100.0), 36.0, 0.9, ())
+    far = _Die(4, (100.0, 30.0), 36.0, 0.9, ())
+    assert _above(top, front)
+    assert not _above(front, top)
+    assert not _above(beside, top)
+    assert not _above(far, top)
+    # Only in a photo whose pips are flattened along its vertical.
+    assert _looks_down_aslant(_stark_pips(0.6, 0.5 * np.pi), DEFAULTS)
+    assert not _looks_down_aslant(_stark_pips(0.6, 0.0), DEFAULTS)
+    assert not _looks_down_aslant(_stark_pips(0.95, 0.5 * np.pi), DEFAULTS)
