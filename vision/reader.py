@@ -801,17 +801,23 @@ def _stark_diam(cands: PipCandidates, params: ReaderParams) -> float:
     return float(np.median(diam[diam >= np.median(diam)]))
 
 
+def _stark_squash(cands: PipCandidates, params: ReaderParams) -> float | None:
+    """Median roundness of the photo's stark pips, or None with fewer than ``_ASLANT_PIPS``
+    of them: how much a camera looking aslant flattens the pips."""
+    stark = _stark(cands, params)
+    if int(stark.sum()) < _ASLANT_PIPS:
+        return None
+    return float(np.median(cands.roundness[stark]))
+
+
 def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] | None:
     """``(squash, direction)`` of the photo's stark pips when at least ``_ASLANT_PIPS`` of
     them are flattened, at the median, below ``_ASLANT`` in one direction (radians in
     [0, pi)), else None."""
-    stark = _stark(cands, params)
-    if int(stark.sum()) < _ASLANT_PIPS:
+    squash = _stark_squash(cands, params)
+    if squash is None or squash >= _ASLANT:
         return None
-    squash = float(np.median(cands.roundness[stark]))
-    if squash >= _ASLANT:
-        return None
-    doubled = 2.0 * cands.minor[stark].astype(np.float64)
+    doubled = 2.0 * cands.minor[_stark(cands, params)].astype(np.float64)
     c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
     if np.hypot(c, s) < _ASLANT_AGREE:
         return None
@@ -907,11 +913,8 @@ def _above(die: _Die, other: _Die) -> bool:
 def _seen_aslant(cands: PipCandidates, params: ReaderParams) -> ReaderParams:
     """``params`` for a photo whose stark pips are flattened (a camera looking aslant): a
     lone pip may be as flattened as they are, in proportion, and still be a one."""
-    stark = _stark(cands, params)
-    if int(stark.sum()) < _ASLANT_PIPS:
-        return params
-    squash = float(np.median(cands.roundness[stark]))
-    if squash >= _ASLANT:
+    squash = _stark_squash(cands, params)
+    if squash is None or squash >= _ASLANT:
         return params
     least = max(_ONE_ROUNDNESS_FLOOR, params.min_one_roundness * squash / _ASLANT)
     return params._replace(min_one_roundness=min(params.min_one_roundness, least))

@@ -330,24 +330,32 @@ def test_a_close_up_is_read_again_at_the_size_its_pips_ask_for(
     ]
 
 
-def test_a_close_up_whose_faces_all_fail_is_read_at_its_stark_pips_size(
-    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _spoiled_close_up(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, side: float, spoil_px: float
+) -> np.ndarray:
+    """A close-up of a three, a five and a six (dice ``side`` px), with the face check made
+    to refuse every face whose pips are wider than ``spoil_px``: as in a real close-up whose
+    big pips hold specks and whose touching dice link their pips."""
     import vision.reader as reader
 
     img = art.background(960, 720, colour=(150, 170, 190))
     for centre, value in [((220, 220), 3), ((560, 260), 5), ((400, 520), 6)]:
-        art.draw_die(img, centre, 200, value, body=(30, 40, 190), pip=(235, 235, 235))
+        art.draw_die(img, centre, side, value, body=(30, 40, 190), pip=(235, 235, 235))
     check_face = reader._check_face
 
     def spoiled(fit: Any, cands: Any, *args: Any) -> Any:
-        # As in a real close-up whose big pips hold specks and whose touching dice link
-        # their pips: no face is read at the size the photo was taken.
-        if float(np.mean(cands.diam[list(fit.members)])) > 20.0:
+        if float(np.mean(cands.diam[list(fit.members)])) > spoil_px:
             return None
         return check_face(fit, cands, *args)
 
     monkeypatch.setattr(reader, "_check_face", spoiled)
+    return img
+
+
+def test_a_close_up_whose_faces_all_fail_is_read_at_its_stark_pips_size(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    img = _spoiled_close_up(art, monkeypatch, 200, 20.0)
     # The stark round pips still tell the scale: read again where they are 11 px wide.
     assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
 
@@ -357,19 +365,9 @@ def test_a_photo_that_reads_hardly_a_face_is_read_again_halved(
 ) -> None:
     import vision.reader as reader
 
-    img = art.background(960, 720, colour=(150, 170, 190))
-    for centre, value in [((220, 220), 3), ((560, 260), 5), ((400, 520), 6)]:
-        art.draw_die(img, centre, 180, value, body=(30, 40, 190), pip=(235, 235, 235))
-    check_face = reader._check_face
-
-    def spoiled(fit: Any, cands: Any, *args: Any) -> Any:
-        # Big blurred pips that pass neither the face checks nor the stark-pip test at
-        # the size the photo was taken.
-        if float(np.mean(cands.diam[list(fit.members)])) > 25.0:
-            return None
-        return check_face(fit, cands, *args)
-
-    monkeypatch.setattr(reader, "_check_face", spoiled)
+    # Big blurred pips that pass neither the face checks nor the stark-pip test at the
+    # size the photo was taken.
+    img = _spoiled_close_up(art, monkeypatch, 180, 25.0)
     monkeypatch.setattr(reader, "_stark_diam", lambda cands, params: 0.0)
     assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
     # A photo too small to halve (here: said to be) is left as it was read.
