@@ -743,10 +743,9 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     flattened alike, in one direction), the photo is read again stretched back along that
     direction, and that reading is kept when it reads far more dice.
     """
-    dice, cands = _read_plain(work, params)
+    dice, cands, aslant = _read_plain(work, params)
     n_candidates = len(cands)
     stark_diam = _stark_diam(cands, params)
-    aslant = _aslant(cands, params)
     if aslant is None:
         return dice, n_candidates, stark_diam
     squash, minor = aslant
@@ -758,7 +757,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
         ),
         dtype=np.uint8,
     )
-    again, cands_again = _read_plain(stretched, params)
+    again, cands_again, _again_aslant = _read_plain(stretched, params)
     # Kept only when it reads far more: stretched back, the side faces a camera looking
     # aslant sees are as square as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
@@ -843,13 +842,14 @@ def _stretch(
 
 def _read_plain(
     work: Image, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], PipCandidates]:
+) -> tuple[list[tuple[float, _Die]], PipCandidates, tuple[float, float] | None]:
     """:func:`_read_work` without the second look at a photo taken aslant; with the pip
-    candidates instead of their number."""
+    candidates instead of their number, and how they say the photo was taken aslant
+    (:func:`_aslant`)."""
     planes = make_planes(work)
     cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return [], cands
+        return [], cands, None
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     face_params = _seen_aslant(cands, params)
     fits: list[FaceFit] = []
@@ -880,7 +880,8 @@ def _read_plain(
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
-    upright = _looks_down_aslant(cands, params)
+    aslant = _aslant(cands, params)
+    upright = _looks_down_aslant(aslant)
     dice: list[tuple[float, _Die]] = []
     for _colour, _key, diam, die in checked:
         below = [k for k, (_od, o) in enumerate(dice) if upright and _above(die, o)]
@@ -891,13 +892,13 @@ def _read_plain(
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice, cands
+    return dice, cands, aslant
 
 
-def _looks_down_aslant(cands: PipCandidates, params: ReaderParams) -> bool:
-    """True when the photo's stark pips are flattened alike along the photo's vertical: a
-    camera looking across the table, the photo upright (EXIF orientation applied)."""
-    aslant = _aslant(cands, params)
+def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:
+    """True when the photo's stark pips are flattened alike (``aslant``, from :func:`_aslant`)
+    along the photo's vertical: a camera looking across the table, the photo upright (EXIF
+    orientation applied)."""
     return aslant is not None and abs(aslant[1] - 0.5 * np.pi) < _UPRIGHT
 
 

@@ -642,7 +642,7 @@ def test_a_lone_pip_may_be_as_flattened_as_the_photos_pips() -> None:
 
 
 def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
-    from vision.reader import _above, _Die, _looks_down_aslant
+    from vision.reader import _above, _aslant, _Die, _looks_down_aslant
 
     top = _Die(1, (100.0, 100.0), 36.0, 0.9, ())
     front = _Die(2, (102.0, 140.0), 36.0, 0.9, ())
@@ -653,6 +653,6 @@ def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     assert not _above(beside, top)
     assert not _above(far, top)
     # Only in a photo whose pips are flattened along its vertical.
-    assert _looks_down_aslant(_stark_pips(0.6, 0.5 * np.pi), DEFAULTS)
-    assert not _looks_down_aslant(_stark_pips(0.6, 0.0), DEFAULTS)
-    assert not _looks_down_aslant(_stark_pips(0.95, 0.5 * np.pi), DEFAULTS)
+    assert _looks_down_aslant(_aslant(_stark_pips(0.6, 0.5 * np.pi), DEFAULTS))
+    assert not _looks_down_aslant(_aslant(_stark_pips(0.6, 0.0), DEFAULTS))
+    assert not _looks_down_aslant(_aslant(_stark_pips(0.95, 0.5 * np.pi), DEFAULTS))
