@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pytest
 
 from calibration.camera import CameraPose, pose_from_nadir
-from vision._lean import EdgeField, cube_corners, lean_score, top_face_turn
+from vision._lean import EdgeField, cube_corners, lean_score
 from vision.flags import EDGE_GAIN
 
 Image = npt.NDArray[np.uint8]
@@ -97,76 +97,3 @@ def test_cube_corners_keep_the_top_face_where_it_was_seen_and_rest_on_the_floor(
         # The lowest edge lies on the far side from the support (along -u).
         low = corners[np.argsort(corners[:, 2])[:2]]
         assert np.all(low[:, 0] <= corners[:, 0].mean() + 1e-9)
-
-
-def test_a_flat_die_showing_no_side_faces_is_not_taken_for_a_leaning_one() -> None:
-    # Far from the camera's nadir the pose predicts side faces; a longer lens than the
-    # default shows hardly any. Only the top face is drawn: a leaning cube would explain
-    # the missing far side faces, but shows no side face towards any support.
-    pose, side = _pose()
-    rng = np.random.default_rng(7)
-    img = np.empty((600, 800, 3), np.uint8)
-    img[:] = FLOOR
-    t = np.array([640.0, 470.0])
-    u = np.array([math.cos(0.4), math.sin(0.4)])
-    corners = cube_corners(pose, t, side, u, 0.0)
-    top = pose.project(corners[[1, 3, 7, 5]])
-    cv2.fillConvexPoly(img, np.round(top * 16).astype(np.int32), SHADES["top"], cv2.LINE_AA, 4)
-    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
-    for turn in (0.0, 0.5 * math.pi, math.pi, 1.5 * math.pi):
-        d = np.array([math.cos(0.4 + turn), math.sin(0.4 + turn)])
-        w = _image_direction(pose, t, side, d)
-        score = lean_score(EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, w, 40.0)
-        assert score.gain < EDGE_GAIN
-
-
-@pytest.mark.parametrize("turn_deg", [0.0, 25.0, 40.0, 70.0])
-def test_a_dies_turn_comes_from_its_own_edges(turn_deg: float) -> None:
-    u = np.array([math.cos(math.radians(turn_deg)), math.sin(math.radians(turn_deg))])
-    img, pose, side, t = _scene(0.0, u)
-    found, contrast = top_face_turn(
-        EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, np.array([1.0, 0.0])
-    )
-    assert abs((found - turn_deg + 45.0) % 90.0 - 45.0) < 3.0
-    assert contrast > 20.0
-
-
-def _lean_on_prop(gap_sides: float, prop_turn_deg: float) -> float:
-    """The best leaning cube's score for a flat die at (430, 330) drawn beside a flat prop
-    along the floor's +x, ``gap_sides`` die sides between them, the prop turned by
-    ``prop_turn_deg``; -inf when no leaning cube could touch the prop."""
-    pose, side = _pose()
-    rng = np.random.default_rng(11)
-    img = np.empty((600, 800, 3), np.uint8)
-    img[:] = FLOOR
-    t = np.array([430.0, 330.0])
-    die = cube_corners(pose, t, side, np.array([1.0, 0.0]), 0.0)
-    top = pose.back_project(t[None, :], z=side)[0]
-    # The prop's nearest point lies gap_sides beyond the die's face, along +x.
-    a = math.radians(prop_turn_deg)
-    turn = np.array([math.cos(a), math.sin(a)])
-    reach = 0.5 * side * (abs(turn[0]) + abs(turn[1]))
-    centre = top + np.array([0.5 * side + gap_sides * side + reach, 0.0, 0.0])
-    p_px = pose.project(centre[None, :])[0]
-    for corners in (cube_corners(pose, p_px, side, turn, 0.0), die):
-        _draw_cube(img, pose, corners)
-    img = np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
-    w = (p_px - t) / float(np.hypot(*(p_px - t)))
-    prop = (centre, np.array([turn[0], turn[1], 0.0]), side)
-    score = lean_score(EdgeField(img, (t[0], t[1]), 72.0), pose, side, t, w, 40.0, prop=prop)
-    return score.lean
-
-
-def test_a_die_touching_a_flat_die_face_to_face_cannot_lean_on_it() -> None:
-    # Leaning by 8 degrees or more holds the die's top face at least 0.13 die sides off
-    # its prop: touching, no leaning cube touches the prop's face.
-    assert _lean_on_prop(0.0, 0.0) == -math.inf
-
-
-def test_a_die_cannot_lean_on_a_die_turned_corner_first_to_it() -> None:
-    assert _lean_on_prop(0.3, 45.0) == -math.inf
-
-
-def test_a_die_a_lean_s_width_from_its_prop_is_tried_leaning() -> None:
-    # 0.3 die sides between the top faces' edges is where a ~20 degree lean holds it.
-    assert _lean_on_prop(0.3, 0.0) > -math.inf
