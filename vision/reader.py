@@ -928,6 +928,8 @@ def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> Fac
     Pips of one face are of one material and depth, so they stand out alike; blobs far
     fainter than the rest are the die's edge, its shadow or a speck that joined the fit.
     """
+    if len(fit.members) < 3:
+        return None  # two stark pips and a faint one at least
     members = np.array(fit.members, np.intp)
     contrast = cands.contrast[members]
     stark = members[contrast >= _FAINT * float(contrast.max())]
