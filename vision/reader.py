@@ -295,10 +295,11 @@ def _close_up(
     if params.big_pip_px <= 0.0:
         return None
     dice = reading.dice
+    first = sum(d.value is not None for _diam, d in dice)
     # Uncertain faces speak for the pip size when none was read (a close-up's big pips may
     # hold specks that spoil every face).
     valued = [diam for diam, d in dice if d.value is not None] or [diam for diam, _d in dice]
-    first = sum(d.value is not None for _diam, d in dice)
+    big_diam = 0.0
     if valued:
         biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
         big_diam = float(np.median(biggest))
@@ -306,18 +307,16 @@ def _close_up(
         # first reading: a lone "die" of huge pips among small ones (a pattern, a giant
         # face) does not make a photo a close-up.
         least = max(len(biggest), 0.5 * len(valued))
-    if not valued or big_diam <= params.big_pip_px:
+    if big_diam <= params.big_pip_px:
         # The faces read may be specks in the pips of a close-up, or none at all: pips
-        # that stand out, round and wide, still tell the photo's scale; that reading is
-        # kept only when it reads more dice.
-        big_diam = reading.stark_diam
-        least = first + 1
+        # that stand out, round and wide, still tell the photo's scale. Hardly a face read
+        # and no such pip: blurred big pips may pass the search only at half the size (its
+        # levels look for pips up to about 13 px finely). Either reading is kept only when
+        # it reads more dice.
+        big_diam, least = reading.stark_diam, first + 1
         if big_diam <= params.big_pip_px:
             if first > 1 or min(reading.work.shape[:2]) < 2 * _HALVED_SIDE:
                 return None
-            # Hardly a face read, and no stark pip to tell the scale: blurred big pips may
-            # pass the search only at half the size (its levels look for pips up to
-            # about 13 px finely).
             big_diam = 2.0 * params.big_pip_px_target
     smaller = scale * params.big_pip_px_target / big_diam
     reduced = _read_scaled(image, smaller, params)
@@ -743,12 +742,10 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
     flattened alike, in one direction), the photo is read again stretched back along that
     direction, and that reading is kept when it reads far more dice.
     """
-    dice, cands, aslant = _read_plain(work, params)
-    n_candidates = len(cands)
-    stark_diam = _stark_diam(cands, params)
-    if aslant is None:
-        return dice, n_candidates, stark_diam
-    squash, minor = aslant
+    dice, n_candidates, stark = _read_plain(work, params)
+    if stark.aslant is None:
+        return dice, n_candidates, stark.diam
+    squash, minor = stark.aslant
     h, w = work.shape[:2]
     stretch, back, size = _stretch(w, h, 1.0 / squash, minor)
     stretched: Image = np.asarray(
@@ -757,12 +754,12 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
         ),
         dtype=np.uint8,
     )
-    again, cands_again, _again_aslant = _read_plain(stretched, params)
+    again, n_again, _again_stark = _read_plain(stretched, params)
     # Kept only when it reads far more: stretched back, the side faces a camera looking
     # aslant sees are as square as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
     if sum(d.value is not None for _diam, d in again) < _ASLANT_GAIN * first + 2:
-        return dice, n_candidates, stark_diam
+        return dice, n_candidates, stark.diam
     shrink = float(np.sqrt(squash))
     mapped = []
     for diam, d in again:
@@ -778,49 +775,43 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
                 ),
             )
         )
-    return mapped, len(cands_again), stark_diam * shrink
+    return mapped, n_again, stark.diam
 
 
-def _stark(cands: PipCandidates, params: ReaderParams) -> npt.NDArray[np.bool_]:
-    """Which candidates stand out as only pips do: thrice the least contrast, on a ring of
-    one face colour."""
-    mask: npt.NDArray[np.bool_] = (cands.contrast >= 3.0 * params.min_pip_contrast) & (
-        cands.uniformity >= 0.8
-    )
-    return mask
+class _Stark(NamedTuple):
+    """What a photo's stark pip candidates (thrice the least contrast, on a ring of one face
+    colour: they stand out as only pips do, whether or not a face was read around them)
+    say of how it was taken."""
+
+    #: Their median roundness, or None with fewer than ``_ASLANT_PIPS`` of them: how much a
+    #: camera looking aslant flattens the pips.
+    squash: float | None
+    #: ``(squash, direction)`` when they are flattened, at the median, below ``_ASLANT`` in
+    #: one direction (radians in [0, pi)), else None.
+    aslant: tuple[float, float] | None
+    #: Median diameter of the bigger half of the round ones (0 with fewer than
+    #: ``_STARK_PIPS``): the pips' size in a close-up whose faces were all spoiled.
+    diam: float
 
 
-def _stark_diam(cands: PipCandidates, params: ReaderParams) -> float:
-    """Median diameter of the bigger half of the stark, round pip candidates (0 if none):
-    pips that stand out whether or not a face was read around them."""
-    stark = _stark(cands, params) & (cands.roundness >= _ROUND_ONE)
-    if int(stark.sum()) < _STARK_PIPS:
-        return 0.0
-    diam = cands.diam[stark]
-    return float(np.median(diam[diam >= np.median(diam)]))
-
-
-def _stark_squash(cands: PipCandidates, params: ReaderParams) -> float | None:
-    """Median roundness of the photo's stark pips, or None with fewer than ``_ASLANT_PIPS``
-    of them: how much a camera looking aslant flattens the pips."""
-    stark = _stark(cands, params)
+def _stark(cands: PipCandidates, params: ReaderParams) -> _Stark:
+    """Measure the stark candidates of ``cands`` once (see :class:`_Stark`)."""
+    stark = (cands.contrast >= 3.0 * params.min_pip_contrast) & (cands.uniformity >= 0.8)
+    round_ = stark & (cands.roundness >= _ROUND_ONE)
+    diam = 0.0
+    if int(round_.sum()) >= _STARK_PIPS:
+        d = cands.diam[round_]
+        diam = float(np.median(d[d >= np.median(d)]))
     if int(stark.sum()) < _ASLANT_PIPS:
-        return None
-    return float(np.median(cands.roundness[stark]))
-
-
-def _aslant(cands: PipCandidates, params: ReaderParams) -> tuple[float, float] | None:
-    """``(squash, direction)`` of the photo's stark pips when at least ``_ASLANT_PIPS`` of
-    them are flattened, at the median, below ``_ASLANT`` in one direction (radians in
-    [0, pi)), else None."""
-    squash = _stark_squash(cands, params)
-    if squash is None or squash >= _ASLANT:
-        return None
-    doubled = 2.0 * cands.minor[_stark(cands, params)].astype(np.float64)
+        return _Stark(None, None, diam)
+    squash = float(np.median(cands.roundness[stark]))
+    if squash >= _ASLANT:
+        return _Stark(squash, None, diam)
+    doubled = 2.0 * cands.minor[stark].astype(np.float64)
     c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
     if np.hypot(c, s) < _ASLANT_AGREE:
-        return None
-    return max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi
+        return _Stark(squash, None, diam)
+    return _Stark(squash, (max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi), diam)
 
 
 def _stretch(
@@ -840,18 +831,16 @@ def _stretch(
     return forward, backward, (int(np.ceil(extent[0])), int(np.ceil(extent[1])))
 
 
-def _read_plain(
-    work: Image, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], PipCandidates, tuple[float, float] | None]:
-    """:func:`_read_work` without the second look at a photo taken aslant; with the pip
-    candidates instead of their number, and how they say the photo was taken aslant
-    (:func:`_aslant`)."""
+def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int, _Stark]:
+    """:func:`_read_work` without the second look at a photo taken aslant; with what the
+    stark pip candidates say (:class:`_Stark`)."""
     planes = make_planes(work)
     cands = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return [], cands, None
+        return [], 0, _Stark(None, None, 0.0)
+    stark = _stark(cands, params)
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
-    face_params = _seen_aslant(cands, params)
+    face_params = _seen_aslant(stark.squash, params)
     fits: list[FaceFit] = []
     for members in link_pips(cands, planes, params):
         if members.shape[0] == 1:
@@ -863,28 +852,26 @@ def _read_plain(
     while pending:
         fit = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
-        if die is None and fit.value == 2:
-            # A rejected pair may be a one with a stray blob beside its pip.
-            pending.extend(single_pip(cands, k) for k in fit.members)
-            continue
         if die is None:
-            stark = _stark_face(fit, cands, params)
-            if stark is not None:
-                pending.append(stark)
-                continue
-        if die is not None:
-            diam = float(np.mean(cands.diam[list(fit.members)]))
-            colour_only = int(cands.channel[fit.members[0]]) > 0
-            checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
+            if fit.value == 2:
+                # A rejected pair may be a one with a stray blob beside its pip.
+                pending.extend(single_pip(cands, k) for k in fit.members)
+            else:
+                refit = _stark_face(fit, cands, params)
+                if refit is not None:
+                    pending.append(refit)
+            continue
+        diam = float(np.mean(cands.diam[list(fit.members)]))
+        colour_only = int(cands.channel[fit.members[0]]) > 0
+        checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
-    aslant = _aslant(cands, params)
-    upright = _looks_down_aslant(aslant)
+    upright = _looks_down_aslant(stark.aslant)
     dice: list[tuple[float, _Die]] = []
     for _colour, _key, diam, die in checked:
-        below = [k for k, (_od, o) in enumerate(dice) if upright and _above(die, o)]
+        below = [k for k, (_od, o) in enumerate(dice) if _above(die, o)] if upright else []
         if below:
             # Seen from the side of the table, a die shows its top face above the side
             # face that looks at the camera, however the two are foreshortened.
@@ -892,11 +879,11 @@ def _read_plain(
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice, cands, aslant
+    return dice, len(cands), stark
 
 
 def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:
-    """True when the photo's stark pips are flattened alike (``aslant``, from :func:`_aslant`)
+    """True when the photo's stark pips are flattened alike (``aslant``, see :class:`_Stark`)
     along the photo's vertical: a camera looking across the table, the photo upright (EXIF
     orientation applied)."""
     return aslant is not None and abs(aslant[1] - 0.5 * np.pi) < _UPRIGHT
@@ -911,10 +898,10 @@ def _above(die: _Die, other: _Die) -> bool:
     return 0.55 * side <= dist < _SIDE_REACH * side and -dy > 0.8 * dist
 
 
-def _seen_aslant(cands: PipCandidates, params: ReaderParams) -> ReaderParams:
-    """``params`` for a photo whose stark pips are flattened (a camera looking aslant): a
-    lone pip may be as flattened as they are, in proportion, and still be a one."""
-    squash = _stark_squash(cands, params)
+def _seen_aslant(squash: float | None, params: ReaderParams) -> ReaderParams:
+    """``params`` for a photo whose stark pips are flattened to ``squash`` (a camera looking
+    aslant, see :class:`_Stark`): a lone pip may be as flattened as they are, in
+    proportion, and still be a one."""
     if squash is None or squash >= _ASLANT:
         return params
     least = max(_ONE_ROUNDNESS_FLOOR, params.min_one_roundness * squash / _ASLANT)

@@ -368,7 +368,7 @@ def test_a_photo_that_reads_hardly_a_face_is_read_again_halved(
     # Big blurred pips that pass neither the face checks nor the stark-pip test at the
     # size the photo was taken.
     img = _spoiled_close_up(art, monkeypatch, 180, 25.0)
-    monkeypatch.setattr(reader, "_stark_diam", lambda cands, params: 0.0)
+    monkeypatch.setattr(reader, "_STARK_PIPS", 10**9)  # no stark pips to go by
     assert sorted(d.value for d in read_array(img)) == [3, 5, 6]
     # A photo too small to halve (here: said to be) is left as it was read.
     monkeypatch.setattr(reader, "_HALVED_SIDE", 400)
@@ -630,19 +630,25 @@ def _stark_pips(roundness: float, minor: float, n: int = 8) -> Any:
 
 
 def test_a_lone_pip_may_be_as_flattened_as_the_photos_pips() -> None:
-    from vision.reader import _seen_aslant
+    from vision.reader import _seen_aslant, _stark
+
+    def squash(roundness: float, minor: float) -> float | None:
+        return _stark(_stark_pips(roundness, minor), DEFAULTS).squash
 
     # Seen from above, a lone pip must be round to be a one; seen aslant, every pip is
     # flattened alike, the one's too, so the bar falls in proportion (never below 0.55).
-    assert _seen_aslant(_stark_pips(0.95, 0.0), DEFAULTS) == DEFAULTS
-    assert _seen_aslant(_stark_pips(0.7, 1.5), DEFAULTS).min_one_roundness == pytest.approx(
+    assert _seen_aslant(squash(0.95, 0.0), DEFAULTS) == DEFAULTS
+    assert _seen_aslant(squash(0.7, 1.5), DEFAULTS).min_one_roundness == pytest.approx(
         DEFAULTS.min_one_roundness * 0.7 / 0.8, abs=1e-3
     )
-    assert _seen_aslant(_stark_pips(0.3, 1.5), DEFAULTS).min_one_roundness == 0.55
+    assert _seen_aslant(squash(0.3, 1.5), DEFAULTS).min_one_roundness == 0.55
 
 
 def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
-    from vision.reader import _above, _aslant, _Die, _looks_down_aslant
+    from vision.reader import _above, _Die, _looks_down_aslant, _stark
+
+    def aslant(roundness: float, minor: float) -> tuple[float, float] | None:
+        return _stark(_stark_pips(roundness, minor), DEFAULTS).aslant
 
     top = _Die(1, (100.0, 100.0), 36.0, 0.9, ())
     front = _Die(2, (102.0, 140.0), 36.0, 0.9, ())
@@ -653,6 +659,6 @@ def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     assert not _above(beside, top)
     assert not _above(far, top)
     # Only in a photo whose pips are flattened along its vertical.
-    assert _looks_down_aslant(_aslant(_stark_pips(0.6, 0.5 * np.pi), DEFAULTS))
-    assert not _looks_down_aslant(_aslant(_stark_pips(0.6, 0.0), DEFAULTS))
-    assert not _looks_down_aslant(_aslant(_stark_pips(0.95, 0.5 * np.pi), DEFAULTS))
+    assert _looks_down_aslant(aslant(0.6, 0.5 * np.pi))
+    assert not _looks_down_aslant(aslant(0.6, 0.0))
+    assert not _looks_down_aslant(aslant(0.95, 0.5 * np.pi))
