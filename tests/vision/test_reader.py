@@ -665,7 +665,7 @@ def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
 
 
 def test_pips_no_starker_than_the_grain_around_them_are_no_die(art: SimpleNamespace) -> None:
-    from vision.reader import _Die, _stands_out
+    from vision.reader import _Die, _salient, _stands_out
 
     # A drawn two on a quiet floor: its pips stand out from the floor by far.
     img = art.background(200, 200, (60, 110, 150))
@@ -684,5 +684,10 @@ def test_pips_no_starker_than_the_grain_around_them_are_no_die(art: SimpleNamesp
     for x, y in ((93, 93), (107, 107)):
         cv2.circle(grain, (x, y), 2, 110, -1)
     assert not _stands_out(grain, _Die(2, (100.0, 100.0), 30.0, 0.7, ()))
+    # Only unread faces and faces of one or two pips are measured: a pattern seldom lines
+    # up as more.
+    work = cv2.cvtColor(grain, cv2.COLOR_GRAY2BGR)
+    kept = _salient(work, [(4.0, _Die(v, (100.0, 100.0), 30.0, 0.7, ())) for v in (None, 2, 6)])
+    assert [d.value for _diam, d in kept] == [6]
     # Too little around the face to judge (the frame's edge): kept.
     assert _stands_out(grain[:18, :18], _Die(2, (9.0, 9.0), 30.0, 0.7, ()))
