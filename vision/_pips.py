@@ -87,7 +87,13 @@ PLANE_TRANSFORM = np.array(
 def make_planes(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """Grey, red-green and yellow-blue planes of a BGR image: (3, H, W) uint8."""
     mixed = cv2.transform(bgr, PLANE_TRANSFORM)
-    out: npt.NDArray[np.uint8] = np.ascontiguousarray(np.moveaxis(mixed, 2, 0), dtype=np.uint8)
+    h, w = bgr.shape[:2]
+    out: npt.NDArray[np.uint8] = np.empty((3, h, w), np.uint8)
+    # cv2.split writes the planes straight into ``out`` (half the time of numpy's strided
+    # copy); should a build hand back new arrays instead, they are copied in.
+    for plane, part in zip(out, cv2.split(mixed, [out[0], out[1], out[2]]), strict=True):
+        if part.ctypes.data != plane.ctypes.data:
+            plane[...] = part
     return out
 
 
@@ -407,7 +413,12 @@ def _measure(
     # Part of the ring may fall on a neighbouring pip (close-set pips of a six): take the
     # face's grey from the side away from the pip's own polarity, and let samples that look
     # like another pip count as face-compatible; only the opposite (an edge, the floor) hurts.
-    lo, hi = np.percentile(ring_g, [30, 70], axis=1)
+    # The 30th and 70th percentiles of the 16 samples (linear interpolation: halfway between
+    # the 5th and 6th, the 11th and 12th smallest): the samples are whole grey levels, so
+    # the halves are exact, as np.percentile gives them, at a fraction of its time.
+    ranked = np.sort(ring_g, axis=1)
+    lo = 0.5 * (ranked[:, 4] + ranked[:, 5])
+    hi = 0.5 * (ranked[:, 10] + ranked[:, 11])
     ring_gray = np.where(pol > 0, lo, hi).astype(np.float32)
     contrast = pol * (inside - ring_gray)
     tol = np.maximum(10.0, 0.35 * np.abs(contrast))
