@@ -108,25 +108,21 @@ def _blobs_at_scale(
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
     base = round(params.min_pip_contrast * 0.7)
-    level = np.full_like(mean, base)
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
     dmax = block / 1.7
     for polarity in (-1.0, 1.0):
-        # The mean minus and plus the level saturate to 0..255 without leaving uint8.
+        # The mean minus and plus the level saturate to 0..255 without leaving uint8 (the
+        # level as a scalar: no image of it to fill).
         if polarity < 0:
-            mask = cv2.compare(gray, cv2.subtract(mean, level), cv2.CMP_LT)
+            level = cv2.subtract(mean, base)  # type: ignore[call-overload]
+            mask = np.asarray(cv2.compare(gray, level, cv2.CMP_LT), np.uint8)
         else:
-            mask = cv2.compare(gray, cv2.add(mean, level), cv2.CMP_GT)
-        # 16-bit labels are much faster to write; a mask with more pixels than 16 bits can
-        # number could hold more components, so it falls back to 32 bits.
-        ltype = cv2.CV_16U if cv2.countNonZero(mask) < 65000 else cv2.CV_32S
-        n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
-            mask, 8, ltype, cv2.CCL_SPAGHETTI
-        )
+            level = cv2.add(mean, base)  # type: ignore[call-overload]
+            mask = np.asarray(cv2.compare(gray, level, cv2.CMP_GT), np.uint8)
+        n, labels, st, cents, origin = _components(mask)
         if n <= 1:
             continue
-        st = stats[1:]
         x, y, bw, bh, area = st[:, 0], st[:, 1], st[:, 2], st[:, 3], st[:, 4]
         shaped, sizes = _pip_shaped(np.asarray(st, np.int32), dmin, dmax)
         inner = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
@@ -141,7 +137,7 @@ def _blobs_at_scale(
             & (fill >= 0.3)
         )
         split_xy, split_d = _split_merged(
-            np.asarray(labels), np.asarray(st, np.int32), merged, dmin, dmax
+            np.asarray(labels), origin, np.asarray(st, np.int32), merged, dmin, dmax
         )
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity))
@@ -160,6 +156,7 @@ def _blobs_at_scale(
                     gray,
                     np.asarray(mean, np.uint8),
                     np.asarray(labels),
+                    origin,
                     np.asarray(st, np.int32),
                     swallowed,
                     _SWALLOW_LEVEL * base,
@@ -170,8 +167,49 @@ def _blobs_at_scale(
                     out.append((cores_xy, cores_d, polarity))
         if not np.any(keep):
             continue
-        out.append((cents[1:][keep].astype(np.float32), sizes[keep].astype(np.float32), polarity))
+        out.append((cents[keep].astype(np.float32), sizes[keep].astype(np.float32), polarity))
     return out
+
+
+def _components(
+    mask: npt.NDArray[np.uint8],
+) -> tuple[
+    int,
+    npt.NDArray[np.integer[Any]],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.float64],
+    tuple[int, int],
+]:
+    """The 8-connected components of ``mask``, exactly as
+    ``cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, ..., cv2.CCL_SPAGHETTI)``
+    numbers and measures them: ``(n, labels, stats, centroids, (x0, y0))`` with the
+    background's row left out of ``stats`` and ``centroids`` (in ``mask``'s pixels) and
+    ``labels`` covering only the window from ``(x0, y0)`` that holds every component.
+
+    The labelling runs on that window (the bounding box of the mask's pixels, its corner
+    moved to even coordinates): its cost goes with the pixels it scans, and the mask's
+    pixels often fill well under that of the frame. On the same 2x2 blocks, scanned in the
+    same order, the components get the same numbers. OpenCV's centroids are whole sums of
+    coordinates over areas: the window's sums are recovered exactly from its centroids and
+    shifted back before the same division.
+    """
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    if bw == 0:
+        return 1, np.zeros((0, 0), np.uint16), np.zeros((0, 5), np.int32), np.zeros((0, 2)), (0, 0)
+    x0, y0 = bx - bx % 2, by - by % 2
+    window = mask[y0 : by + bh, x0 : bx + bw]
+    # 16-bit labels are much faster to write; a mask with more pixels than 16 bits can
+    # number could hold more components, so it falls back to 32 bits.
+    ltype = cv2.CV_16U if cv2.countNonZero(window) < 65000 else cv2.CV_32S
+    n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+        window, 8, ltype, cv2.CCL_SPAGHETTI
+    )
+    st = np.array(stats[1:], np.int32)
+    st[:, 0] += x0
+    st[:, 1] += y0
+    area = st[:, 4:5].astype(np.float64)
+    sums = np.rint(cents[1:] * area) + np.array([x0, y0], np.float64) * area
+    return int(n), np.asarray(labels), st, sums / area, (x0, y0)
 
 
 def _pip_shaped(
@@ -207,6 +245,7 @@ def _cores(
     gray: npt.NDArray[np.uint8],
     mean: npt.NDArray[np.uint8],
     labels: npt.NDArray[np.integer[Any]],
+    origin: tuple[int, int],
     stats: npt.NDArray[np.int32],
     index: npt.NDArray[np.intp],
     level: int,
@@ -214,12 +253,14 @@ def _cores(
     dmax: float,
 ) -> tuple[FloatArray, FloatArray]:
     """Centres and diameters of the pip-shaped (:func:`_pip_shaped`) parts of the blobs
-    ``index`` (label - 1) brighter than their neighbourhood's ``mean`` by ``level``."""
+    ``index`` (label - 1) brighter than their neighbourhood's ``mean`` by ``level``.
+    ``labels`` start at ``origin`` (x, y) of ``gray``."""
     centres: list[FloatArray] = []
     diams: list[FloatArray] = []
     for k in index.tolist():
         x, y, bw, bh = (int(v) for v in stats[k, :4])
-        inside = labels[y : y + bh, x : x + bw] == k + 1
+        lx, ly = x - origin[0], y - origin[1]
+        inside = labels[ly : ly + bh, lx : lx + bw] == k + 1
         high = mean[y : y + bh, x : x + bw].astype(np.int16) + level
         core = (gray[y : y + bh, x : x + bw] > high) & inside
         if not core.any():
@@ -236,6 +277,7 @@ def _cores(
 
 def _split_merged(
     labels: npt.NDArray[np.integer[Any]],
+    origin: tuple[int, int],
     stats: npt.NDArray[np.int32],
     index: npt.NDArray[np.intp],
     dmin: float,
@@ -243,15 +285,17 @@ def _split_merged(
 ) -> tuple[FloatArray, FloatArray]:
     """Centres and diameters of the pips in blobs that are two or three pips in a row.
 
-    ``stats`` are the components' rows (label - 1) from connectedComponentsWithStats.
+    ``stats`` are the components' rows (label - 1) from connectedComponentsWithStats;
+    ``labels`` start at ``origin`` (x, y) of the image the stats are in.
     """
+    ox, oy = origin
     centres: list[tuple[float, float]] = []
     diams: list[float] = []
     # Plain floats below: a photo can have dozens of such blobs, and numpy's per-call cost on
     # scalars would be most of the time spent here.
-    for k in index.tolist():
-        x, y, bw, bh = stats[k, :4].tolist()
-        m = cv2.moments((labels[y : y + bh, x : x + bw] == k + 1).view(np.uint8), True)
+    for k, (x, y, bw, bh) in zip(index.tolist(), stats[index, :4].tolist(), strict=True):
+        lx, ly = x - ox, y - oy
+        m = cv2.moments((labels[ly : ly + bh, lx : lx + bw] == k + 1).view(np.uint8), True)
         count = m["m00"]
         if count < 6:
             continue
