@@ -347,11 +347,13 @@ def _roundness(
     ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
     """
     h, w = planes.shape[1:]
-    pts = xy[:, None, None, :] + _RAYS[None, :, None, :] * (
-        _RADII[None, None, :, None] * r[:, None, None, None]
-    )
-    ix = np.clip(np.rint(pts[..., 0]), 0, w - 1).astype(np.intp)
-    iy = np.clip(np.rint(pts[..., 1]), 0, h - 1).astype(np.intp)
+    # x and y apart (the same float32 products and sums as one (N, 16, R, 2) array gives,
+    # without its strided halves): (N, 16, R) each.
+    reach = _RADII[None, None, :] * r[:, None, None]
+    px = xy[:, 0, None, None] + _RAYS[None, :, 0, None] * reach
+    py = xy[:, 1, None, None] + _RAYS[None, :, 1, None] * reach
+    ix = np.minimum(np.maximum(np.rint(px), 0), w - 1).astype(np.intp)
+    iy = np.minimum(np.maximum(np.rint(py), 0), h - 1).astype(np.intp)
     vals = planes[chan[:, None, None], iy, ix].astype(np.float32)  # (N, 16, R)
     half = (0.5 * (inside + ring))[:, None, None]
     sign = np.sign(ring - inside)[:, None, None]
@@ -509,17 +511,27 @@ def _drop_containers(c: PipCandidates) -> PipCandidates:
     tree = cKDTree(c.xy)
     big = np.flatnonzero(c.diam >= 2.5 * float(c.diam.min()))
     keep = np.ones(n, bool)
-    for k in big.tolist():
-        inside = tree.query_ball_point(c.xy[k], r=0.45 * float(c.diam[k]))
+    if big.shape[0] == 0:
+        return c.take(keep)
+    # One query for all of them (the same balls: the order of each one's indices, which
+    # differs, does not matter to any()). The tests below are the float32 ones of numpy's
+    # scalars, on plain floats: the thresholds are float32 products, the constants float32.
+    balls = tree.query_ball_point(c.xy[big], r=0.45 * c.diam[big].astype(np.float64))
+    diam, chan = c.diam.tolist(), c.channel.tolist()
+    contrast, roundness = c.contrast.tolist(), c.roundness.tolist()
+    smaller, wide_enough = (0.6 * c.diam).tolist(), (0.12 * c.diam).tolist()
+    stark_enough = (0.3 * c.contrast).tolist()
+    round_pip, half = float(np.float32(_ROUND_PIP)), float(np.float32(0.5))
+    for k, inside in zip(big.tolist(), balls, strict=True):
         if any(
-            c.diam[m] < 0.6 * c.diam[k]
-            and c.channel[m] == c.channel[k]
+            diam[m] < smaller[k]
+            and chan[m] == chan[k]
             and (
-                c.roundness[k] < _ROUND_PIP
+                roundness[k] < round_pip
                 or (
-                    c.diam[m] >= 0.12 * c.diam[k]
-                    and c.contrast[m] >= 0.3 * c.contrast[k]
-                    and c.roundness[m] >= 0.5
+                    diam[m] >= wide_enough[k]
+                    and contrast[m] >= stark_enough[k]
+                    and roundness[m] >= half
                 )
             )
             for m in inside
