@@ -55,6 +55,11 @@ def grid_places(
         ca, sa = float(np.cos(angle)), float(np.sin(angle))
     cx, cy = center
     if type(cx) is float and type(cy) is float and type(step) is float:
+        if sa == 0.0 and ca == 1.0 and step > 0.0:
+            # Unturned (a lone pip's grid): the products by 1 and the added zeros below
+            # change no bit, which leaves the centre plus the grid.
+            plain: npt.NDArray[np.float32] = np.array([cx, cy], np.float32) + g
+            return plain
         # The same float32 sums and products as below, both coordinates at once (a third
         # of the numpy calls): x = (cx + gx cos) - gy sin, y = (cy + gx sin) + gy cos.
         turned = np.array([cx, cy], np.float32) + g[:, :1] * np.array([ca, sa], np.float32)
