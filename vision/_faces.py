@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,6 +33,7 @@ def _mask(places: tuple[tuple[int, int], ...]) -> int:
 
 
 _MASKS: dict[int, tuple[int, ...]] = {n: tuple(_mask(p) for p in ls) for n, ls in _LAYOUTS.items()}
+_MASK_ARRAYS = {n: np.array(m) for n, m in _MASKS.items()}
 #: Mean distance of a layout's pips from its centre, in grid steps.
 _MEAN_RADIUS = {
     n: float(np.mean([np.hypot(gx, gy) for gx, gy in ls[0]])) for n, ls in _LAYOUTS.items()
@@ -47,9 +49,24 @@ def grid_places(
     """Image positions (n, 2) ``(x, y)`` of the chosen 3x3 grid places of a face turned by
     ``angle`` (radians) with grid ``step`` (pixels) about ``center``."""
     g = _ALL_PLACES[places] * step
-    ca, sa = float(np.cos(angle)), float(np.sin(angle))
-    x = center[0] + g[:, 0] * ca - g[:, 1] * sa
-    y = center[1] + g[:, 0] * sa + g[:, 1] * ca
+    if angle == 0.0 and math.copysign(1.0, angle) > 0.0:
+        ca, sa = 1.0, 0.0  # np.cos and np.sin of +0.0, exactly
+    else:
+        ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    cx, cy = center
+    if type(cx) is float and type(cy) is float and type(step) is float:
+        if sa == 0.0 and ca == 1.0 and step > 0.0:
+            # Unturned (a lone pip's grid): the products by 1 and the added zeros below
+            # change no bit, which leaves the centre plus the grid.
+            plain: npt.NDArray[np.float32] = np.array([cx, cy], np.float32) + g
+            return plain
+        # The same float32 sums and products as below, both coordinates at once (a third
+        # of the numpy calls): x = (cx + gx cos) - gy sin, y = (cy + gx sin) + gy cos.
+        turned = np.array([cx, cy], np.float32) + g[:, :1] * np.array([ca, sa], np.float32)
+        both: npt.NDArray[np.float32] = turned + g[:, 1:] * np.array([-sa, ca], np.float32)
+        return both
+    x = cx + g[:, 0] * ca - g[:, 1] * sa
+    y = cy + g[:, 0] * sa + g[:, 1] * ca
     out: npt.NDArray[np.float32] = np.stack([x, y], axis=1).astype(np.float32)
     return out
 
@@ -117,12 +134,13 @@ def fit_layout(
     # Rotate the pips by -angle for every angle tried: (A, N, 2) grid coordinates.
     gx = (q[None, :, 0] * cos[:, None] + q[None, :, 1] * sin[:, None]) / step
     gy = (-q[None, :, 0] * sin[:, None] + q[None, :, 1] * cos[:, None]) / step
-    rx = np.clip(np.rint(gx), -1, 1)
-    ry = np.clip(np.rint(gy), -1, 1)
+    # np.minimum(np.maximum(...)) is np.clip, bit for bit (NaN too), without its overhead.
+    rx = np.minimum(np.maximum(np.rint(gx), -1), 1)
+    ry = np.minimum(np.maximum(np.rint(gy), -1), 1)
     res = np.hypot(gx - rx, gy - ry).max(axis=1)
     place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=1)
-    valid = (masks[:, None] == np.array(_MASKS[n])[None, :]).any(axis=1)
+    valid = (masks[:, None] == _MASK_ARRAYS[n][None, :]).any(axis=1)
     res = np.where(valid, res, np.inf)
     six = None
     if n == 6 and not float(res.min()) <= _SIX_STANDARD:
@@ -130,7 +148,7 @@ def fit_layout(
         six = _six_columns(gx * step, gy * step, diam)
         if float(six[0].min()) < float(res.min()):
             res = six[0]
-    if not np.any(np.isfinite(res)):
+    if not np.isfinite(res).any():
         return None
     best = int(np.argmin(res))
     angle = float(angles[best])
@@ -143,7 +161,7 @@ def fit_layout(
         grid = _six_grid(gx[best], gy[best], int(six[2][best]))
     else:
         value = n
-        used = {int(p) for p in place[best]}
+        used = set(place[best].tolist())
         empty = np.array([i for i in range(9) if i not in used], np.intp)
         grid = np.stack([rx[best], ry[best]], axis=1) if n >= 4 else None
     return FaceFit(
@@ -263,12 +281,12 @@ def _trial_fits(
     qx, qy = q[:, None, :, 0], q[:, None, :, 1]
     gx = (qx * cos + qy * sin) / safe
     gy = (-qx * sin + qy * cos) / safe
-    rx = np.clip(np.rint(gx), -1, 1)
-    ry = np.clip(np.rint(gy), -1, 1)
+    rx = np.minimum(np.maximum(np.rint(gx), -1), 1)
+    ry = np.minimum(np.maximum(np.rint(gy), -1), 1)
     res = np.hypot(gx - rx, gy - ry).max(axis=2)  # (S, A)
     place = ((rx + 1) * 3 + (ry + 1)).astype(np.int64)
     masks = np.bitwise_or.reduce(np.left_shift(1, place), axis=2)
-    valid = (masks[..., None] == np.array(_MASKS[n])[None, None, :]).any(axis=2)
+    valid = (masks[..., None] == _MASK_ARRAYS[n][None, None, :]).any(axis=2)
     best = np.where(valid, res, np.inf).min(axis=1)
     out: npt.NDArray[np.float64] = np.where(ok, best, np.inf)
     if n == 6:
@@ -302,6 +320,10 @@ class _UnionFind:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.parent[max(ra, rb)] = min(ra, rb)
+
+
+#: Where the path between two pips is sampled (shares of the way, as a row).
+_PATH_STEPS = np.linspace(0.0, 1.0, 11, dtype=np.float32)[None, :]
 
 
 def link_pips(
@@ -339,7 +361,7 @@ def link_pips(
         if i.shape[0]:
             # Between two pips of one face lies face (or another pip), never a gap or an edge:
             # sample the segment outside the two pips.
-            t = np.linspace(0.0, 1.0, 11, dtype=np.float32)[None, :]
+            t = _PATH_STEPS
             lo = (0.5 * cands.diam[i] * 1.3 / dist)[:, None]
             hi = 1.0 - (0.5 * cands.diam[j] * 1.3 / dist)[:, None]
             tt = lo + (hi - lo) * t
@@ -364,6 +386,12 @@ def link_pips(
     return [np.array(g, np.intp) for g in groups.values()]
 
 
+def _mean_diam(cands: PipCandidates, index: IntArray) -> float:
+    """``float(np.mean(cands.diam[index]))``, bit for bit (the same sum over the count),
+    without np.mean's overhead."""
+    return float(cands.diam[index].sum() / index.shape[0])
+
+
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
     """Explain a cluster of linked pips as faces; pips left over are returned as ones.
 
@@ -376,9 +404,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     if n == 1:
         return [single_pip(cands, int(members[0]))]
     if n <= 6:
-        fit = fit_layout(
-            cands.xy[members], tuple(members.tolist()), float(np.mean(cands.diam[members]))
-        )
+        fit = fit_layout(cands.xy[members], tuple(members.tolist()), _mean_diam(cands, members))
         if fit is not None and fit.residual <= params.max_grid_residual:
             return [fit]
     pts = cands.xy[members]
@@ -424,7 +450,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     for _score, subset in sorted(options, key=lambda t: -t[0]):
         if used.isdisjoint(subset):
             sel_idx = np.array(subset, np.intp)
-            full = fit_layout(cands.xy[sel_idx], subset, float(np.mean(cands.diam[sel_idx])))
+            full = fit_layout(cands.xy[sel_idx], subset, _mean_diam(cands, sel_idx))
             if full is None:
                 continue
             chosen.append(full)
