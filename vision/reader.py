@@ -607,7 +607,7 @@ def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
     """A die read by its body as a (mean pip diameter, die) pair; uncertain below
     ``params.min_confidence``."""
     value = b.value if b.confidence >= params.min_confidence else None
-    return b.pip_diam, _Die(value, b.center, b.size, b.confidence, b.outline)
+    return b.pip_diam, _Die(value, b.center, b.size, b.confidence, b.outline, layout=b.value)
 
 
 def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:

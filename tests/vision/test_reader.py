@@ -439,7 +439,8 @@ def test_a_photo_taken_far_aslant_is_read_stretched_back(
 def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
     art: SimpleNamespace,
 ) -> None:
-    from vision.reader import _Die, _second_opinion
+    from vision._bodies import BodyDie
+    from vision.reader import _body_die, _Die, _second_opinion
 
     img = art.background(320, 240, colour=(200, 205, 210))
     art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
@@ -452,6 +453,11 @@ def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
     assert _second_opinion(img, unsure._replace(layout=2), [(8.0, five)]).value is None
     assert _second_opinion(img, unsure._replace(layout=0), [(8.0, five)]).value is None
     assert _second_opinion(img, five, [(8.0, five)]) is five
+    # A die its body's count left unsure keeps what that count was, for the same check: a
+    # window of the photo's die size frames it better than its body's blob did.
+    body = _body_die(BodyDie(3, (100.0, 120.0), 62.0, 0.55, (), 8.0), DEFAULTS)[1]
+    assert body.value is None and body.layout == 3
+    assert _second_opinion(img, body, [(8.0, five), (8.0, body)]).value == 3
 
 
 def test_the_noise_estimate_reads_the_grain_not_the_dice(art: SimpleNamespace) -> None:
