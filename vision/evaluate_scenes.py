@@ -149,7 +149,7 @@ def evaluate_scene_dir(
     ``dice``, ``extra_readings`` and ``mean_ms`` (read plus flags per photo) are counts.
     ``failures``, when given, collects one record per wrong flag or missed flag.
     """
-    from vision.reader import read_array
+    from vision.reader import read_flagged
 
     root = Path(path)
     counts = {k: _Count() for k in TARGETS}
@@ -164,8 +164,10 @@ def evaluate_scene_dir(
             continue
         image = np.asarray(loaded, np.uint8)
         start = time.perf_counter()
-        readings = oracle_dice(truth) if oracle else read_array(image)
-        result = apply_flags(image, readings, profile=calibration)
+        if oracle:
+            result = apply_flags(image, oracle_dice(truth), profile=calibration)
+        else:
+            result = read_flagged(image, profile=calibration)
         elapsed.append((time.perf_counter() - start) * 1000.0)
         dice = result.dice
         pairs = match(truth["dice"], dice)

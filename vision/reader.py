@@ -35,12 +35,12 @@ from vision._faces import (
     single_pip,
 )
 from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
-from vision.flags import apply_flags
+from vision.flags import FlagResult, apply_flags
 from vision.io import decode
 from vision.params import DEFAULTS, ReaderParams
 from vision.result import DieReading, TrayOutline, TrayReading
 
-__all__ = ["DEFAULTS", "ReaderParams", "read_array", "read_bytes", "read_path"]
+__all__ = ["DEFAULTS", "ReaderParams", "read_array", "read_bytes", "read_flagged", "read_path"]
 
 Image = npt.NDArray[np.uint8]
 
@@ -745,12 +745,13 @@ def read_bytes(
     start = time.perf_counter()
     decoded = decode(data, max_side=params.work_max_side)
     image = decoded.image_bgr
-    dice = read_array(image, params=params)
     tray: TrayOutline | None = None
     notes: tuple[str, ...] = ()
     if tray_flags:
-        flagged = apply_flags(image, dice, profile=profile)
+        flagged = read_flagged(image, params=params, profile=profile)
         dice, tray, notes = flagged.dice, flagged.tray, flagged.notes
+    else:
+        dice = read_array(image, params=params)
     if decoded.scale != 1.0:
         dice = tuple(rescaled(d, 1.0 / decoded.scale) for d in dice)
         if tray is not None:
@@ -764,6 +765,35 @@ def read_bytes(
         tray=tray,
         notes=notes,
     )
+
+
+def read_flagged(
+    image_bgr: npt.NDArray[np.uint8],
+    *,
+    params: ReaderParams = DEFAULTS,
+    profile: TrayProfile | None = None,
+) -> FlagResult:
+    """Read a decoded photo and flag its dice (:func:`read_array`, then
+    :func:`vision.flags.apply_flags`), in its pixels.
+
+    A die found off the tray must show pips that stand out from the table around it
+    (:func:`_stands_out`; the reader measures only faces of one or two pips and unread
+    ones itself): a "die" of more pips on a wooden table, its pips the grain's knots, would
+    otherwise be called off the tray and asked to be rolled again.
+    """
+    flagged = apply_flags(image_bgr, read_array(image_bgr, params=params), profile=profile)
+    off = [
+        "off_tray" in d.flags and d.value is not None and d.value > _FEW_PIPS for d in flagged.dice
+    ]
+    if not any(off):
+        return flagged
+    grey: Image = np.asarray(cv2.cvtColor(_validate(image_bgr), cv2.COLOR_BGR2GRAY), np.uint8)
+    kept = tuple(
+        d
+        for d, measured in zip(flagged.dice, off, strict=True)
+        if not measured or _stands_out(grey, _Die(d.value, d.center, d.size_px, d.confidence, ()))
+    )
+    return FlagResult(dice=kept, tray=flagged.tray, notes=flagged.notes)
 
 
 def read_path(

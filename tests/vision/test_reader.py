@@ -697,3 +697,26 @@ def test_pips_no_starker_than_the_grain_around_them_are_no_die(art: SimpleNamesp
     assert [d.value for _diam, d in kept] == [6]
     # Too little around the face to judge (the frame's edge): kept.
     assert _stands_out(grain[:18, :18], _Die(2, (9.0, 9.0), 30.0, 0.7, ()))
+
+
+def test_a_die_off_the_tray_whose_pips_are_the_tables_grain_is_dropped(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+    from vision.flags import FlagResult
+
+    # A wooden table: streaks and knots everywhere; one real five drawn on it.
+    rng = np.random.default_rng(4)
+    streaks = cv2.GaussianBlur(rng.normal(0, 80, (240, 320)).astype(np.float32), (0, 0), 1.5)
+    table = cv2.cvtColor(np.clip(140 + streaks, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    art.draw_die(table, (240.0, 120.0), 30.0, 5)
+    real = DieReading(5, (240.0, 120.0), 30.0, 0.9, ("off_tray",))
+    knots = DieReading(5, (80.0, 120.0), 30.0, 0.7, ("off_tray",))
+    on_floor = DieReading(4, (160.0, 60.0), 30.0, 0.9)
+    monkeypatch.setattr(reader, "read_array", lambda image, params: (real, knots, on_floor))
+    monkeypatch.setattr(
+        reader, "apply_flags", lambda image, dice, profile: FlagResult(tuple(dice), None)
+    )
+    kept = reader.read_flagged(table).dice
+    # Only dice off the tray are measured (the one on the floor is the reader's own call).
+    assert kept == (real, on_floor)
