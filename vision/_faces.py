@@ -386,10 +386,11 @@ def link_pips(
     return [np.array(g, np.intp) for g in groups.values()]
 
 
-def _mean_diam(cands: PipCandidates, index: IntArray) -> float:
-    """``float(np.mean(cands.diam[index]))``, bit for bit (the same sum over the count),
-    without np.mean's overhead."""
-    return float(cands.diam[index].sum() / index.shape[0])
+def mean_rows(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """``np.mean(a, axis=0)`` of a small float array, bit for bit (the same sum, divided
+    by the count), without its Python overhead."""
+    out: npt.NDArray[np.float32] = a.sum(axis=0) / a.shape[0]
+    return out
 
 
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
@@ -404,7 +405,9 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     if n == 1:
         return [single_pip(cands, int(members[0]))]
     if n <= 6:
-        fit = fit_layout(cands.xy[members], tuple(members.tolist()), _mean_diam(cands, members))
+        fit = fit_layout(
+            cands.xy[members], tuple(members.tolist()), float(mean_rows(cands.diam[members]))
+        )
         if fit is not None and fit.residual <= params.max_grid_residual:
             return [fit]
     pts = cands.xy[members]
@@ -450,7 +453,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     for _score, subset in sorted(options, key=lambda t: -t[0]):
         if used.isdisjoint(subset):
             sel_idx = np.array(subset, np.intp)
-            full = fit_layout(cands.xy[sel_idx], subset, _mean_diam(cands, sel_idx))
+            full = fit_layout(cands.xy[sel_idx], subset, float(mean_rows(cands.diam[sel_idx])))
             if full is None:
                 continue
             chosen.append(full)

@@ -32,6 +32,7 @@ from vision._faces import (
     fit_layout,
     grid_places,
     link_pips,
+    mean_rows,
     single_pip,
 )
 from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
@@ -400,12 +401,13 @@ def _salient(work: Image, dice: list[tuple[float, _Die]]) -> list[tuple[float, _
     return [
         (diam, d)
         for (diam, d), doubt in zip(dice, doubtful, strict=True)
-        if not doubt or _stands_out(grey, d)
+        if not doubt or _stands_out(grey, d.center, d.size)
     ]
 
 
-def _stands_out(grey: Image, d: _Die) -> bool:
-    """Whether the detail inside ``d``'s face (its pips) stands out from the texture around it.
+def _stands_out(grey: Image, centre: tuple[float, float], side: float) -> bool:
+    """Whether the detail inside a die's face (its pips; the die of ``side`` pixels at
+    ``centre`` in ``grey``) stands out from the texture around it.
 
     A band-pass of the grey level at about a pip's scale (a difference of Gaussians of
     ``_DETAIL`` and three times that share of the die's side) is taken, inside the face's
@@ -416,12 +418,11 @@ def _stands_out(grey: Image, d: _Die) -> bool:
     rest of their surface. The quietest sector, because a die against a wall, a busy rim or
     other dice has a busy ring on most sides but rarely on all.
     """
-    side = d.size
     sigma = max(0.8, _DETAIL * side)
     reach = _TEXTURE_RING[1] * side
     margin = 9.0 * sigma  # the wider Gaussian's reach
     h, w = grey.shape
-    cx, cy = d.center
+    cx, cy = centre
     x0, y0 = max(0, int(cx - reach - margin)), max(0, int(cy - reach - margin))
     x1, y1 = min(w, int(cx + reach + margin) + 1), min(h, int(cy + reach + margin) + 1)
     if x1 - x0 < 4 or y1 - y0 < 4:
@@ -791,7 +792,7 @@ def read_flagged(
     kept = tuple(
         d
         for d, measured in zip(flagged.dice, off, strict=True)
-        if not measured or _stands_out(grey, _Die(d.value, d.center, d.size_px, d.confidence, ()))
+        if not measured or _stands_out(grey, d.center, d.size_px)
     )
     return FlagResult(dice=kept, tray=flagged.tray, notes=flagged.notes)
 
@@ -1172,13 +1173,6 @@ def _median(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return middle
 
 
-def _mean(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """``np.mean(a, axis=0)`` of a small float array, bit for bit (the same sum, divided
-    by the count), without its Python overhead."""
-    out: npt.NDArray[np.float32] = a.sum(axis=0) / a.shape[0]
-    return out
-
-
 def _face_region(
     fit: FaceFit, cands: PipCandidates, blur: Image, size_guess: float
 ) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
@@ -1496,15 +1490,15 @@ def _check_face(
         if roundness_k < _ROUND_ONE and float(cands.contrast[k]) < 4.0 * params.min_pip_contrast:
             return None
     roundness = cands.roundness[members]
-    if float(_mean(roundness)) < params.min_face_roundness or float(roundness.min()) < 0.5:
+    if float(mean_rows(roundness)) < params.min_face_roundness or float(roundness.min()) < 0.5:
         return None
-    diam = float(_mean(cands.diam[members]))
+    diam = float(mean_rows(cands.diam[members]))
     contrast = cands.contrast[members]
     pol = float(cands.polarity[members[0]])
     # The pips' plane (grey or a colour plane) and the face's level on it.
     channel = int(cands.channel[members[0]])
     plane = planes[channel]
-    face_gray = float(_mean(cands.ring_gray[members]))
+    face_gray = float(mean_rows(cands.ring_gray[members]))
     if fit.value == 1:
         if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
             return None
@@ -1536,7 +1530,7 @@ def _check_face(
             if _in_a_row(cands, members):
                 return None
             support = _face_support(
-                blur, fit, cands.ring_bgr[members], float(_mean(contrast)), pol, channel
+                blur, fit, cands.ring_bgr[members], float(mean_rows(contrast)), pol, channel
             )
             if support < 0.35:
                 return None
@@ -1554,7 +1548,7 @@ def _check_face(
     if fit.empty_places.shape[0]:
         # The grid place and four points a sixth of a pip across from it.
         vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
-        ghost = float(np.max(pol * (vals - face_gray))) / float(_mean(contrast))
+        ghost = float(np.max(pol * (vals - face_gray))) / float(mean_rows(contrast))
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
@@ -1563,7 +1557,7 @@ def _check_face(
         # flattened side-face pip beside it is not one face.
         quality_pips *= float(np.sqrt(roundness.min() / max(float(roundness.max()), 1e-6)))
     quality_pips = min(1.0, 0.15 + quality_pips)
-    face_bright = float(_mean(cands.ring_bgr[members]) @ PLANE_TRANSFORM[0, :3])
+    face_bright = float(mean_rows(cands.ring_bgr[members]) @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
         1.0
         - 0.5
@@ -1580,8 +1574,8 @@ def _check_face(
     if value is None and fit.value == 2:
         # Two doubtful blobs are far more often specks or a side face than a die.
         return None
-    face_bgr = _mean(cands.ring_bgr[members])
-    squash = min(fit.squash, float(_mean(cands.roundness[members])))
+    face_bgr = mean_rows(cands.ring_bgr[members])
+    squash = min(fit.squash, float(mean_rows(cands.roundness[members])))
     return _Die(
         value,
         fit.center,
