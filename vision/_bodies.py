@@ -77,6 +77,13 @@ _SQUARE = 1.35
 _ROUGH = 2.2
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
+#: Width of the disc (die sides) that parts the dice from a wall-sized blob they touch, and
+#: the least confidence of the face counter for a die read there.
+_LUMP_OPEN = 0.7
+_LUMP_SURE = 0.9
+#: ...and the fewest pips: one or two "pips" on a lump are as often a wall's grain or specks
+#: (measured on the dev renders: 4 of 5 such readings matched no die).
+_LUMP_PIPS = 3
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -169,11 +176,22 @@ def find_body_dice(
     )
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
+        lumps: list[BodyDie] = []
+        if area > _MAX_CLUSTER * expected:
+            # A wall, a rim or a shadow with dice against it: a die stands out of it as a
+            # square lump wider than the band it touches.
+            x, y, cw, ch = (int(v) for v in stats[i, :4])
+            blob = labels[y : y + ch, x : x + cw] == i
+            lumps = _lumps(work, blob, (x, y), expected, scale, taken)
+            found.extend(lumps)
         if i in holders and _AREA_RANGE[1] * expected < area:
             # Dice touching a die already read: one die at each peak of the blob.
             # A blob far bigger than a few dice is a wall, a rim or a shadow with dice
             # against it: only beside the dice read there is a die likely.
-            found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
+            known = taken + [(b.center[0], b.center[1], b.size) for b in lumps]
+            found.extend(
+                cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected, taken=known)
+            )
             continue
         if i in holders:
             continue
@@ -279,6 +297,72 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
     return find_body_dice(
         work, float(np.median(sides)) / _BODY_SIDE_PER_FACE, [], min_confidence=min_confidence
     )
+
+
+def _lumps(
+    work: Image,
+    blob: npt.NDArray[np.bool_],
+    origin: tuple[int, int],
+    expected: float,
+    scale: float,
+    taken: list[tuple[float, float, float]],
+) -> list[BodyDie]:
+    """Dice read in the square lumps of a wall-sized ``blob`` (a bool crop of the body
+    mask at ``origin``, body pixels ``scale`` times the work image's; ``expected`` a lone
+    die's blob area there).
+
+    Opening with a disc of ``_LUMP_OPEN`` of a die's side wipes the bands narrower than a
+    die (a wall's shaded foot, a rim) and leaves the dice standing against them whole; a
+    lump that is one die's size and square is read like a lone body, but only a sure
+    reading of three pips or more counts (a wall's corner or grain is no die).
+    """
+    side = float(np.sqrt(expected))
+    k = max(3, 2 * round(0.5 * _LUMP_OPEN * side) + 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    # Padded: erosion takes what lies beyond an array's edge for the blob itself.
+    padded = np.pad(blob.astype(np.uint8), k)
+    opened = cv2.morphologyEx(padded, cv2.MORPH_OPEN, disc)[k:-k, k:-k]
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(
+        np.ascontiguousarray(opened), connectivity=8
+    )
+    h, w = work.shape[:2]
+    out: list[BodyDie] = []
+    for j in range(1, n):
+        area = float(stats[j, cv2.CC_STAT_AREA])
+        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
+            continue
+        x, y, cw, ch = (int(v) for v in stats[j, :4])
+        comp = (labels[y : y + ch, x : x + cw] == j).astype(np.uint8)
+        outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
+        if not _filled_square(outline, ra, rb):
+            continue
+        bx, by = (rx + x + origin[0]) / scale, (ry + y + origin[1]) / scale
+        if any(np.hypot(bx - tx, by - ty) < 0.7 * max(ts, side / scale) for tx, ty, ts in taken):
+            continue
+        m = 0.2 * max(cw, ch) + 2
+        x0 = max(0, int((x + origin[0] - m) / scale))
+        y0 = max(0, int((y + origin[1] - m) / scale))
+        x1 = min(w, int((x + origin[0] + cw + m) / scale) + 1)
+        y1 = min(h, int((y + origin[1] + ch + m) / scale) + 1)
+        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+        if face.value is None or face.value < _LUMP_PIPS or face.confidence < _LUMP_SURE:
+            continue
+        pips = np.array(face.pips, np.float32)
+        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        if np.hypot(cx - bx, cy - by) > 0.35 * side / scale:
+            continue  # pips off the lump: a reading of something beside it
+        box = cv2.boxPoints(((bx, by), (ra / scale, rb / scale), ang))
+        out.append(
+            BodyDie(
+                face.value,
+                (cx, cy),
+                float(np.sqrt(ra * rb)) / scale,
+                float(face.confidence),
+                tuple((float(px), float(py)) for px, py in box),
+                float(pips[:, 2].mean()),
+            )
+        )
+    return out
 
 
 def _filled_square(outline: npt.NDArray[Any], ra: float, rb: float) -> bool:
