@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision._count import read_face
+from vision._count import FaceCount, read_face
 
 Image = npt.NDArray[np.uint8]
 
@@ -228,24 +228,40 @@ def find_body_dice(
         if face.value is None or face.confidence < min_confidence or not face.pips:
             unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
             continue
-        pips = np.array(face.pips, np.float32)
-        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        die = _counted(
+            face, face.value, (x0, y0), (((rx + x) / scale, (ry + y) / scale), (ra, rb), ang), scale
+        )
+        cx, cy = die.center
         if not comp[
             int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
         ]:
             continue  # pips off the body: a reading of something beside it
-        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
-        found.append(
-            BodyDie(
-                face.value,
-                (cx, cy),
-                float(np.sqrt(ra * rb)) / scale,
-                float(face.confidence),
-                tuple((float(px), float(py)) for px, py in box),
-                float(pips[:, 2].mean()),
-            )
-        )
+        found.append(die)
     return BodyPass(found, lone, unread)
+
+
+def _counted(
+    face: FaceCount,
+    value: int,
+    offset: tuple[int, int],
+    body: tuple[tuple[float, float], tuple[float, float], float],
+    scale: float,
+) -> BodyDie:
+    """The die the face counter read ``value`` on, in a crop at ``offset`` (work pixels):
+    centred on its pips, its outline the rotated rectangle ``body`` (OpenCV's
+    ``((cx, cy), (w, h), angle)``, centre in work pixels, sides in blob pixels, which are
+    ``scale`` times the work image's)."""
+    pips = np.array(face.pips, np.float32)
+    centre, (ra, rb), ang = body
+    box = cv2.boxPoints((centre, (ra / scale, rb / scale), ang))
+    return BodyDie(
+        value,
+        (float(pips[:, 0].mean()) + offset[0], float(pips[:, 1].mean()) + offset[1]),
+        float(np.sqrt(ra * rb)) / scale,
+        float(face.confidence),
+        tuple((float(px), float(py)) for px, py in box),
+        float(pips[:, 2].mean()),
+    )
 
 
 #: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
@@ -345,23 +361,17 @@ def _lumps(
         x1 = min(w, int((x + origin[0] + cw + m) / scale) + 1)
         y1 = min(h, int((y + origin[1] + ch + m) / scale) + 1)
         face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
-        if face.value is None or face.value < _LUMP_PIPS or face.confidence < _LUMP_SURE:
+        if (
+            face.value is None
+            or face.value < _LUMP_PIPS
+            or face.confidence < _LUMP_SURE
+            or not face.pips
+        ):
             continue
-        pips = np.array(face.pips, np.float32)
-        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
-        if np.hypot(cx - bx, cy - by) > 0.35 * side / scale:
+        die = _counted(face, face.value, (x0, y0), ((bx, by), (ra, rb), ang), scale)
+        if np.hypot(die.center[0] - bx, die.center[1] - by) > 0.35 * side / scale:
             continue  # pips off the lump: a reading of something beside it
-        box = cv2.boxPoints(((bx, by), (ra / scale, rb / scale), ang))
-        out.append(
-            BodyDie(
-                face.value,
-                (cx, cy),
-                float(np.sqrt(ra * rb)) / scale,
-                float(face.confidence),
-                tuple((float(px), float(py)) for px, py in box),
-                float(pips[:, 2].mean()),
-            )
-        )
+        out.append(die)
     return out
 
 
