@@ -994,22 +994,6 @@ def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _D
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
     upright = _looks_down_aslant(stark.aslant)
-    dice = _unshadowed(checked, upright)
-    kept = _drop_giants(dice)
-    if len(kept) < len(dice):
-        # A "face" whose pips are whole dice (see _drop_giants) came first in that order
-        # and hid the real dice it spans as if they were its side faces: weigh the faces
-        # again without it.
-        giants = {id(d) for _diam, d in dice} - {id(d) for _diam, d in kept}
-        dice = _unshadowed([t for t in checked if id(t[3]) not in giants], upright)
-    return dice, len(cands), stark
-
-
-def _unshadowed(
-    checked: list[tuple[bool, float, float, _Die]], upright: bool
-) -> list[tuple[float, _Die]]:
-    """``(pip diameter, die)`` for the checked faces, in their order, that no face kept
-    before them hides (see :func:`_shadowed`; ``upright``: see :func:`_looks_down_aslant`)."""
     dice: list[tuple[float, _Die]] = []
     for _colour, _key, diam, die in checked:
         below = [k for k, (_od, o) in enumerate(dice) if _above(die, o)] if upright else []
@@ -1020,7 +1004,7 @@ def _unshadowed(
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice
+    return dice, len(cands), stark
 
 
 def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:

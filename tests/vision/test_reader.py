@@ -242,24 +242,6 @@ def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
     assert _drop_giants(dice[2:]) == dice[2:]
 
 
-def test_a_giant_face_does_not_hide_the_die_inside_it(art: SimpleNamespace) -> None:
-    # Two black dice whose pips do not show lie on a light card, with a white three
-    # between them: the black dice read as the pips of one giant two, the card its face.
-    # The giant is dropped (its pips are whole dice), and so it must not first hide the
-    # three it spans as if the three were one of its side faces.
-    img = art.background(640, 480, colour=(90, 100, 110))
-    cv2.rectangle(img, (160, 130), (340, 310), (215, 215, 210), -1)
-    for centre in ((200, 170), (300, 270)):
-        art.draw_die(img, centre, 34, 1, body=(40, 35, 30), pip=(40, 35, 30))
-    real = [((300, 172), 3), ((120, 400), 5), ((500, 400), 4), ((520, 120), 6)]
-    for centre, value in real:
-        art.draw_die(img, centre, 30, value)
-    dice = read_array(img)
-    assert len(dice) == len(real)
-    for centre, value in real:
-        assert [d.value for d in dice if _close(d, centre, 30)] == [value]
-
-
 def test_a_three_fitted_across_its_die_is_not_read() -> None:
     from vision.reader import _Die, _turned_against
 
