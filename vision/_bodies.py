@@ -220,11 +220,7 @@ def find_body_dice(
                     (cents[i][0] / scale, cents[i][1] / scale, float(np.sqrt(area)) / scale)
                 )
             continue
-        # The crop for counting, from the full-size image.
-        m = 0.2 * max(cw, ch) + 2
-        x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
-        x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
-        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+        face, x0, y0 = _count_box(work, (x, y, cw, ch), scale)
         if face.value is None or face.confidence < min_confidence or not face.pips:
             unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
             continue
@@ -238,6 +234,20 @@ def find_body_dice(
             continue  # pips off the body: a reading of something beside it
         found.append(die)
     return BodyPass(found, lone, unread)
+
+
+def _count_box(
+    work: Image, box: tuple[int, int, int, int], scale: float
+) -> tuple[FaceCount, int, int]:
+    """The face counter's reading of a body's box ``(x, y, width, height)`` in blob pixels
+    (``scale`` times the work image's), cut from the full-size ``work`` with a margin of a
+    fifth of the box; and the crop's corner in work pixels."""
+    h, w = work.shape[:2]
+    x, y, cw, ch = box
+    m = 0.2 * max(cw, ch) + 2
+    x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
+    x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
+    return read_face(np.ascontiguousarray(work[y0:y1, x0:x1])), x0, y0
 
 
 def _counted(
@@ -341,7 +351,6 @@ def _lumps(
     n, labels, stats, _c = cv2.connectedComponentsWithStats(
         np.ascontiguousarray(opened), connectivity=8
     )
-    h, w = work.shape[:2]
     out: list[BodyDie] = []
     for j in range(1, n):
         area = float(stats[j, cv2.CC_STAT_AREA])
@@ -355,12 +364,7 @@ def _lumps(
         bx, by = (rx + x + origin[0]) / scale, (ry + y + origin[1]) / scale
         if any(np.hypot(bx - tx, by - ty) < 0.7 * max(ts, side / scale) for tx, ty, ts in taken):
             continue
-        m = 0.2 * max(cw, ch) + 2
-        x0 = max(0, int((x + origin[0] - m) / scale))
-        y0 = max(0, int((y + origin[1] - m) / scale))
-        x1 = min(w, int((x + origin[0] + cw + m) / scale) + 1)
-        y1 = min(h, int((y + origin[1] + ch + m) / scale) + 1)
-        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+        face, x0, y0 = _count_box(work, (x + origin[0], y + origin[1], cw, ch), scale)
         if (
             face.value is None
             or face.value < _LUMP_PIPS

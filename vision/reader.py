@@ -1490,10 +1490,12 @@ def _check_face(
         if roundness_k < _ROUND_ONE and float(cands.contrast[k]) < 4.0 * params.min_pip_contrast:
             return None
     roundness = cands.roundness[members]
-    if float(mean_rows(roundness)) < params.min_face_roundness or float(roundness.min()) < 0.5:
+    mean_round = float(mean_rows(roundness))
+    if mean_round < params.min_face_roundness or float(roundness.min()) < 0.5:
         return None
     diam = float(mean_rows(cands.diam[members]))
     contrast = cands.contrast[members]
+    mean_contrast = float(mean_rows(contrast))
     pol = float(cands.polarity[members[0]])
     # The pips' plane (grey or a colour plane) and the face's level on it.
     channel = int(cands.channel[members[0]])
@@ -1529,9 +1531,7 @@ def _check_face(
         if fit.value <= 3:
             if _in_a_row(cands, members):
                 return None
-            support = _face_support(
-                blur, fit, cands.ring_bgr[members], float(mean_rows(contrast)), pol, channel
-            )
+            support = _face_support(blur, fit, cands.ring_bgr[members], mean_contrast, pol, channel)
             if support < 0.35:
                 return None
             uniform, distinct = _face_evidence(
@@ -1548,7 +1548,7 @@ def _check_face(
     if fit.empty_places.shape[0]:
         # The grid place and four points a sixth of a pip across from it.
         vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
-        ghost = float(np.max(pol * (vals - face_gray))) / float(mean_rows(contrast))
+        ghost = float(np.max(pol * (vals - face_gray))) / mean_contrast
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
@@ -1557,7 +1557,8 @@ def _check_face(
         # flattened side-face pip beside it is not one face.
         quality_pips *= float(np.sqrt(roundness.min() / max(float(roundness.max()), 1e-6)))
     quality_pips = min(1.0, 0.15 + quality_pips)
-    face_bright = float(mean_rows(cands.ring_bgr[members]) @ PLANE_TRANSFORM[0, :3])
+    face_bgr = mean_rows(cands.ring_bgr[members])
+    face_bright = float(face_bgr @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
         1.0
         - 0.5
@@ -1574,8 +1575,7 @@ def _check_face(
     if value is None and fit.value == 2:
         # Two doubtful blobs are far more often specks or a side face than a die.
         return None
-    face_bgr = mean_rows(cands.ring_bgr[members])
-    squash = min(fit.squash, float(mean_rows(cands.roundness[members])))
+    squash = min(fit.squash, mean_round)
     return _Die(
         value,
         fit.center,
