@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision._count import FaceCount, read_face
+from vision._count import read_face
 
 Image = npt.NDArray[np.uint8]
 
@@ -77,13 +77,6 @@ _SQUARE = 1.35
 _ROUGH = 2.2
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
-#: Width of the disc (die sides) that parts the dice from a wall-sized blob they touch, and
-#: the least confidence of the face counter for a die read there.
-_LUMP_OPEN = 0.7
-_LUMP_SURE = 0.9
-#: ...and the fewest pips: one or two "pips" on a lump are as often a wall's grain or specks
-#: (measured on the dev renders: 4 of 5 such readings matched no die).
-_LUMP_PIPS = 3
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -176,22 +169,11 @@ def find_body_dice(
     )
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
-        lumps: list[BodyDie] = []
-        if area > _MAX_CLUSTER * expected:
-            # A wall, a rim or a shadow with dice against it: a die stands out of it as a
-            # square lump wider than the band it touches.
-            x, y, cw, ch = (int(v) for v in stats[i, :4])
-            blob = labels[y : y + ch, x : x + cw] == i
-            lumps = _lumps(work, blob, (x, y), expected, scale, taken)
-            found.extend(lumps)
         if i in holders and _AREA_RANGE[1] * expected < area:
             # Dice touching a die already read: one die at each peak of the blob.
             # A blob far bigger than a few dice is a wall, a rim or a shadow with dice
             # against it: only beside the dice read there is a die likely.
-            known = taken + [(b.center[0], b.center[1], b.size) for b in lumps]
-            found.extend(
-                cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected, taken=known)
-            )
+            found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
             continue
         if i in holders:
             continue
@@ -220,58 +202,32 @@ def find_body_dice(
                     (cents[i][0] / scale, cents[i][1] / scale, float(np.sqrt(area)) / scale)
                 )
             continue
-        face, x0, y0 = _count_box(work, (x, y, cw, ch), scale)
+        # The crop for counting, from the full-size image.
+        m = 0.2 * max(cw, ch) + 2
+        x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
+        x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
+        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
         if face.value is None or face.confidence < min_confidence or not face.pips:
             unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
             continue
-        die = _counted(
-            face, face.value, (x0, y0), (((rx + x) / scale, (ry + y) / scale), (ra, rb), ang), scale
-        )
-        cx, cy = die.center
+        pips = np.array(face.pips, np.float32)
+        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
         if not comp[
             int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
         ]:
             continue  # pips off the body: a reading of something beside it
-        found.append(die)
+        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
+        found.append(
+            BodyDie(
+                face.value,
+                (cx, cy),
+                float(np.sqrt(ra * rb)) / scale,
+                float(face.confidence),
+                tuple((float(px), float(py)) for px, py in box),
+                float(pips[:, 2].mean()),
+            )
+        )
     return BodyPass(found, lone, unread)
-
-
-def _count_box(
-    work: Image, box: tuple[int, int, int, int], scale: float
-) -> tuple[FaceCount, int, int]:
-    """The face counter's reading of a body's box ``(x, y, width, height)`` in blob pixels
-    (``scale`` times the work image's), cut from the full-size ``work`` with a margin of a
-    fifth of the box; and the crop's corner in work pixels."""
-    h, w = work.shape[:2]
-    x, y, cw, ch = box
-    m = 0.2 * max(cw, ch) + 2
-    x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
-    x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
-    return read_face(np.ascontiguousarray(work[y0:y1, x0:x1])), x0, y0
-
-
-def _counted(
-    face: FaceCount,
-    value: int,
-    offset: tuple[int, int],
-    body: tuple[tuple[float, float], tuple[float, float], float],
-    scale: float,
-) -> BodyDie:
-    """The die the face counter read ``value`` on, in a crop at ``offset`` (work pixels):
-    centred on its pips, its outline the rotated rectangle ``body`` (OpenCV's
-    ``((cx, cy), (w, h), angle)``, centre in work pixels, sides in blob pixels, which are
-    ``scale`` times the work image's)."""
-    pips = np.array(face.pips, np.float32)
-    centre, (ra, rb), ang = body
-    box = cv2.boxPoints((centre, (ra / scale, rb / scale), ang))
-    return BodyDie(
-        value,
-        (float(pips[:, 0].mean()) + offset[0], float(pips[:, 1].mean()) + offset[1]),
-        float(np.sqrt(ra * rb)) / scale,
-        float(face.confidence),
-        tuple((float(px), float(py)) for px, py in box),
-        float(pips[:, 2].mean()),
-    )
 
 
 #: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
@@ -323,60 +279,6 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
     return find_body_dice(
         work, float(np.median(sides)) / _BODY_SIDE_PER_FACE, [], min_confidence=min_confidence
     )
-
-
-def _lumps(
-    work: Image,
-    blob: npt.NDArray[np.bool_],
-    origin: tuple[int, int],
-    expected: float,
-    scale: float,
-    taken: list[tuple[float, float, float]],
-) -> list[BodyDie]:
-    """Dice read in the square lumps of a wall-sized ``blob`` (a bool crop of the body
-    mask at ``origin``, body pixels ``scale`` times the work image's; ``expected`` a lone
-    die's blob area there).
-
-    Opening with a disc of ``_LUMP_OPEN`` of a die's side wipes the bands narrower than a
-    die (a wall's shaded foot, a rim) and leaves the dice standing against them whole; a
-    lump that is one die's size and square is read like a lone body, but only a sure
-    reading of three pips or more counts (a wall's corner or grain is no die).
-    """
-    side = float(np.sqrt(expected))
-    k = max(3, 2 * round(0.5 * _LUMP_OPEN * side) + 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    # Padded: erosion takes what lies beyond an array's edge for the blob itself.
-    padded = np.pad(blob.astype(np.uint8), k)
-    opened = cv2.morphologyEx(padded, cv2.MORPH_OPEN, disc)[k:-k, k:-k]
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(
-        np.ascontiguousarray(opened), connectivity=8
-    )
-    out: list[BodyDie] = []
-    for j in range(1, n):
-        area = float(stats[j, cv2.CC_STAT_AREA])
-        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
-            continue
-        x, y, cw, ch = (int(v) for v in stats[j, :4])
-        comp = (labels[y : y + ch, x : x + cw] == j).astype(np.uint8)
-        outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
-        if not _filled_square(outline, ra, rb):
-            continue
-        bx, by = (rx + x + origin[0]) / scale, (ry + y + origin[1]) / scale
-        if any(np.hypot(bx - tx, by - ty) < 0.7 * max(ts, side / scale) for tx, ty, ts in taken):
-            continue
-        face, x0, y0 = _count_box(work, (x + origin[0], y + origin[1], cw, ch), scale)
-        if (
-            face.value is None
-            or face.value < _LUMP_PIPS
-            or face.confidence < _LUMP_SURE
-            or not face.pips
-        ):
-            continue
-        die = _counted(face, face.value, (x0, y0), ((bx, by), (ra, rb), ang), scale)
-        if np.hypot(die.center[0] - bx, die.center[1] - by) > 0.35 * side / scale:
-            continue  # pips off the lump: a reading of something beside it
-        out.append(die)
-    return out
 
 
 def _filled_square(outline: npt.NDArray[Any], ra: float, rb: float) -> bool:

@@ -184,27 +184,3 @@ def test_a_face_read_short_of_its_pips_is_read_again_on_its_body(art: SimpleName
     assert _more_pips(img, two._replace(size=SIDE), LoneBody(0.0, SIDE)).value == 2
     six = two._replace(value=6)
     assert _more_pips(img, six, LoneBody(0.0, SIDE)).value == 6
-
-
-def test_a_die_against_a_thin_wall_band_is_parted_from_it_and_read(
-    art: SimpleNamespace,
-) -> None:
-    # A wall's shaded foot (a band narrower than a die, far longer than a few dice) and a
-    # die against it merge into one blob; no die is read near it. Opened with a disc of
-    # most of a die, the band goes and the die stays whole, to be read on its own.
-    img = art.background(800, 600, colour=(200, 205, 210))
-    cv2.rectangle(img, (10, 300), (790, 320), (60, 60, 70), -1)
-    read = [((120, 120), 5), ((400, 120), 6), ((680, 120), 4), ((150, 480), 2)]
-    lone = ((420, 341), 3)
-    for centre, value in [*read, lone]:
-        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160), shadow=False)
-    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in read]
-    found = find_body_dice(img, 0.75 * SIDE, taken).dice
-    assert [b.value for b in found] == [3]
-    assert np.hypot(found[0].center[0] - 420, found[0].center[1] - 341) < 0.25 * SIDE
-    # The band alone gives no die.
-    bare = art.background(800, 600, colour=(200, 205, 210))
-    cv2.rectangle(bare, (10, 300), (790, 320), (60, 60, 70), -1)
-    for centre, value in read:
-        art.draw_die(bare, centre, SIDE, value, body=(40, 40, 160), shadow=False)
-    assert find_body_dice(bare, 0.75 * SIDE, taken).dice == []
