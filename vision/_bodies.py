@@ -41,11 +41,12 @@ class BodyDie(NamedTuple):
 
 
 class LoneBody(NamedTuple):
-    """A taken die's own body: the turn of its edges in degrees in [0, 90) and its side in
-    work-image pixels."""
+    """A taken die's own body: the turn of its edges in degrees in [0, 90), its side and the
+    centre of its least rectangle, in work-image pixels."""
 
     turn: float
     side: float
+    center: tuple[float, float]
 
 
 class BodyPass(NamedTuple):
@@ -343,10 +344,11 @@ def _lone(
     not square."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
-    _outline, _hull, (_centre, (ra, rb), angle) = _shape(comp)
+    _outline, _hull, ((bx, by), (ra, rb), angle) = _shape(comp)
     if min(ra, rb) < 4.0 or max(ra, rb) > _SQUARE * min(ra, rb):
         return None
-    return LoneBody(float(angle) % 90.0, float(np.sqrt(ra * rb)) / scale)
+    centre = ((x + float(bx)) / scale, (y + float(by)) / scale)
+    return LoneBody(float(angle) % 90.0, float(np.sqrt(ra * rb)) / scale, centre)
 
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:

@@ -79,6 +79,12 @@ _BLOB_PIP_PX = 12.0
 #: by the single-face counter (right faces of two to five pips measure 1.0-2.3 times, half
 #: of them over 1.6; their shadow and edges add to the body).
 _BODY_OVER_FACE = 1.5
+#: ... and when the counter reads the same face there, the face is the die's whole face if
+#: its centre is within this share of the body's side of the body's centre.
+_MIDDLE_OF_BODY = 0.12
+#: A die read on its body is taken to be this share of the body's side (its shadow and
+#: side faces make up the rest).
+_BODY_SHARE = 0.8
 #: A photo is read again stretched when its stark pips are flattened below this at the
 #: median (shorter over longer width), with at least this many of them and their flattening
 #: directions this much in agreement (mean resultant length of doubled angles).
@@ -137,6 +143,10 @@ class _Die(NamedTuple):
     #: The value of the layout its pips were fitted to, even when ``value`` is None (0 for
     #: a die not read by its pips).
     layout: int = 0
+    #: The side of its own body when the single-face counter read the same face in the
+    #: body's middle (:func:`_more_pips`), else 0: the die is that big, whatever its pips'
+    #: spread says.
+    body_side: float = 0.0
 
 
 class _Scaled(NamedTuple):
@@ -373,17 +383,29 @@ def _doubt_small(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
     The dice of one photo differ in size by perspective and make by less than that; a face
     read that small is part of a die (one row of a six, two pips of a four whose others
     were lost: on the shared photos half of such faces were misread) or a pattern of
-    specks and grain on a table or a tray's wood (an unread one nearly always is).
+    specks and grain on a table or a tray's wood (an unread one nearly always is). A face
+    the single-face counter read alike in the middle of a die-sized body of its own
+    (``body_side``) is a die whose pips sit close together: it keeps its value and takes
+    the body's size.
     """
     sizes = [d.size for _diam, d in dice if d.value is not None]
     if len(sizes) < 2:
         return dice
     least = _SPECK_SIZE * float(np.median(sizes))
-    return [
-        (diam, d if d.size >= least else d._replace(value=None))
-        for diam, d in dice
-        if d.value is not None or d.size >= least
-    ]
+    out = []
+    for diam, d in dice:
+        if d.size < least and _BODY_SHARE * d.body_side >= least:
+            # Two counters read this face in the middle of a die-sized body: a die whose
+            # pips sit closer together than the common layout's.
+            f = _BODY_SHARE * d.body_side / d.size
+            cx, cy = d.center
+            outline = tuple((cx + f * (x - cx), cy + f * (y - cy)) for x, y in d.outline)
+            d = d._replace(size=f * d.size, outline=outline)
+        if d.size >= least:
+            out.append((diam, d))
+        elif d.value is not None:
+            out.append((diam, d._replace(value=None)))
+    return out
 
 
 def _salient(work: Image, dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
@@ -559,7 +581,7 @@ def _body_dice(
     for (diam, d), body in zip(dice, found.lone, strict=True):
         if body is not None:
             again = _more_pips(work, d, body)
-            if again is d and _turned_against(d, body.turn):
+            if again.value == d.value and _turned_against(d, body.turn):
                 again = d._replace(value=None, confidence=min(d.confidence, 0.5))
             d = again
         checked.append((diam, d))
@@ -569,7 +591,9 @@ def _body_dice(
 def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     """``d`` read again by the single-face counter on its own lone ``body`` (work pixels)
     when that body is much bigger than the face its pips were fitted to; the counter's
-    reading stands when it is sure and counts more pips there.
+    reading stands when it is sure and counts more pips there. When it surely counts the
+    same pips and the face lies in the body's middle, ``d`` keeps its reading and learns
+    its body's side (``body_side``, see :func:`_doubt_small`).
 
     A face fitted far smaller than its die is often a face with pips missed (a six's row
     read as a three, a five's corner and centre as a two), and pips are missed far more
@@ -581,13 +605,20 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
         return d
     crop, x0, y0 = _window(work, d.center, 0.7 * body_side)
     face = read_face(crop)
-    if face.value is None or face.value <= d.value or face.confidence < _SURE_COUNT:
+    if face.value is None or face.value < d.value or face.confidence < _SURE_COUNT:
         return d
+    if face.value == d.value:
+        # Both counters see the same face, in the middle of its body: a die whose pips sit
+        # closer together than the common layout's, its side the body's.
+        off = np.hypot(d.center[0] - body.center[0], d.center[1] - body.center[1])
+        if off > _MIDDLE_OF_BODY * body_side:
+            return d
+        return d._replace(body_side=body_side)
     pips = np.array(face.pips, np.float32)
     centre = (float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0)
     if np.hypot(centre[0] - d.center[0], centre[1] - d.center[1]) > 0.35 * body_side:
         return d  # the pips of a die beside it
-    side = max(d.size, 0.8 * body_side)
+    side = max(d.size, _BODY_SHARE * body_side)
     return d._replace(
         value=face.value,
         center=centre,

@@ -45,8 +45,10 @@ def draw_die(
     body: tuple[int, int, int] = (235, 235, 235),
     pip: tuple[int, int, int] = (20, 20, 20),
     shadow: bool = True,
+    spread: float = 0.27,
 ) -> None:
-    """Draw a die seen from above (in place): a rounded square face with its pips, BGR colours."""
+    """Draw a die seen from above (in place): a rounded square face with its pips, BGR colours;
+    the pips ``spread`` die sides apart on the grid (0.27 for the common layout)."""
     cx, cy = center
     a = np.deg2rad(angle_deg)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
@@ -60,7 +62,7 @@ def draw_die(
     cv2.fillConvexPoly(img, np.round(box * s).astype(np.int32), body, cv2.LINE_AA, 4)
     edge = tuple(int(c * 0.7) for c in body)
     cv2.polylines(img, [np.round(box * s).astype(np.int32)], True, edge, 1, cv2.LINE_AA, 4)
-    step = 0.27 * side
+    step = spread * side
     for gx, gy in PIPS[value]:
         px, py = rot @ np.array([gx * step, gy * step]) + np.array([cx, cy])
         cv2.circle(

@@ -177,10 +177,31 @@ def test_a_face_read_short_of_its_pips_is_read_again_on_its_body(art: SimpleName
     step = 0.27 * SIDE
     # A five's corner and centre pips fitted as a two: a face half its die's size.
     two = _Die(2, (120 - step / 2, 120 - step / 2), 3.6 * step / 2, 0.9, ())
-    again = _more_pips(img, two, LoneBody(0.0, SIDE))
+    again = _more_pips(img, two, LoneBody(0.0, SIDE, (120.0, 120.0)))
     assert again.value == 5
     assert np.hypot(again.center[0] - 120, again.center[1] - 120) < 0.15 * SIDE
     # A face fitted as big as its body is not read again, and neither is a fuller reading.
-    assert _more_pips(img, two._replace(size=SIDE), LoneBody(0.0, SIDE)).value == 2
+    assert _more_pips(img, two._replace(size=SIDE), LoneBody(0.0, SIDE, (120.0, 120.0))).value == 2
     six = two._replace(value=6)
-    assert _more_pips(img, six, LoneBody(0.0, SIDE)).value == 6
+    assert _more_pips(img, six, LoneBody(0.0, SIDE, (120.0, 120.0))).value == 6
+
+
+def test_a_face_whose_pips_sit_close_together_is_read_at_its_bodys_size(
+    art: SimpleNamespace,
+) -> None:
+    # A small two whose pips sit nearer the middle of its face than the common layout's
+    # (some makes set them so): fitted to that layout its face is little more than half its
+    # die, far smaller than the dice beside it, and was left unread; the single-face
+    # counter reads the same two in the middle of a die-sized body.
+    side = 26
+    img = art.background(640, 480, colour=(200, 205, 210))
+    layout = [((120, 120), 5), ((320, 120), 3), ((520, 120), 6), ((120, 360), 4), ((520, 360), 2)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(img, centre, side, value, angle_deg=11.0 * i, body=(40, 40, 160))
+    art.draw_die(img, (320, 360), side, 2, body=(40, 40, 160), spread=0.17)
+    dice = read_array(img)
+    close = [d for d in dice if np.hypot(d.center[0] - 320, d.center[1] - 360) < 0.3 * side]
+    assert len(close) == 1
+    assert close[0].value == 2
+    assert 0.8 * side < close[0].size_px < 1.3 * side
+    assert sorted(d.value for d in dice) == sorted([v for _c, v in layout] + [2])
