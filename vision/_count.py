@@ -128,7 +128,9 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
         if blobs:
             any_blobs = True
             edge = None if die is None else die.edge_angle
-            found, blocked = _fit_groups(blobs, lab.shape[1], lab.shape[0], hint, centre, edge)
+            found, blocked = _fit_groups(
+                blobs, lab.shape[1], lab.shape[0], hint, centre, edge, on_die=die is not None
+            )
             fits.extend(found)
         if any_blobs:
             result, best = _decide(fits, scale)
@@ -402,11 +404,14 @@ def _fit_groups(
     hint: float | None,
     centre: tuple[float, float],
     edge_angle: float | None = None,
+    *,
+    on_die: bool = False,
 ) -> tuple[list[_Fit], bool]:
     """Every consistent group of blobs that lies on a standard face, with a score.
 
     The flag says whether a group of two or more pips fit a face but was refused
-    because another blob lies on that face.
+    because another blob lies on that face. ``on_die``: the blobs all lie on the die's own
+    region, so a four with more pips like its own beside it is part of a six.
     """
     blocked = False
     side = float(min(w, h))
@@ -444,7 +449,9 @@ def _fit_groups(
                 fit = _fit_layout(subset, cx, cy, side, hint, edge_angle)
                 if fit is None:
                     continue
-                if _ignores_a_pip(subset, blobs, fit):
+                if _ignores_a_pip(subset, blobs, fit) or (
+                    on_die and fit.value == 4 and _six_beside(subset, blobs, fit)
+                ):
                     blocked = blocked or (drop == 0 and len(subset) >= 2)
                     continue  # a pip as strong as the counted ones would be ignored
                 mean_peak = sum(b.peak for b in subset) / len(subset)
@@ -492,6 +499,36 @@ def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> 
         ):
             return True
     return False
+
+
+def _six_beside(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
+    """True when a four's pips may be two columns of a six: two more blobs like its pips
+    (size, strength, polarity, roundness) lie on the same die within ``_SIX_REACH`` grid
+    steps of the four's centre.
+
+    Only for blobs known to lie on the die's own region. A six whose two columns are set
+    closer together than the common layout's, and its pips further apart along them, fits
+    no square grid; but two neighbouring pairs across its columns make a square of their
+    own, a four with the third pair just beside it (about 2.7 steps off on the shared
+    photos' one such die; the pips of a die touching a four lie outside its region).
+    """
+    diam = float(np.median([b.diameter for b in subset]))
+    weakest = min(b.peak for b in subset)
+    roundness = float(np.mean([b.roundness for b in subset]))
+    like = [
+        b
+        for b in blobs
+        if b not in subset
+        and 0.7 * diam <= b.diameter <= 1.45 * diam
+        and b.peak >= 0.75 * weakest
+        and b.lighter == subset[0].lighter
+        and abs(b.roundness - roundness) <= 0.2
+        and math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) < _SIX_REACH * fit.step
+    ]
+    return len(like) >= 2
+
+
+_SIX_REACH = 3.0
 
 
 def _lab_dist(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
