@@ -221,6 +221,7 @@ def read_array(
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = _salient(work, dice)
+    dice = [(diam, _past_frame(d, work.shape[1], work.shape[0])) for diam, d in dice]
     readings = [
         DieReading(
             value=d.value,
@@ -301,6 +302,17 @@ def _quieted(image: Image, scale: float, params: ReaderParams) -> tuple[Image, R
             cv2.bilateralFilter(small, 5, 3.0 * sigma, 2.5), (w, h), interpolation=cv2.INTER_LINEAR
         )
     return np.asarray(smooth, np.uint8), params._replace(min_pip_contrast=contrast)
+
+
+def _past_frame(d: _Die, width: int, height: int) -> _Die:
+    """``d`` made uncertain when it is a two or three whose face the frame cuts (a corner of
+    its outline outside the photo): the rest of a five or six may lie beyond the frame, and
+    blocky compression along an edge makes rows of specks."""
+    if d.value not in (2, 3) or not d.outline:
+        return d
+    if all(0.0 <= x < width and 0.0 <= y < height for x, y in d.outline):
+        return d
+    return d._replace(value=None)
 
 
 def _cut_by_frame(d: _Die, width: int, height: int) -> bool:

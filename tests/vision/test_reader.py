@@ -720,3 +720,20 @@ def test_a_die_off_the_tray_whose_pips_are_the_tables_grain_is_dropped(
     kept = reader.read_flagged(table).dice
     # Only dice off the tray are measured (the one on the floor is the reader's own call).
     assert kept == (real, on_floor)
+
+
+def test_a_two_or_three_the_frame_cuts_is_left_uncertain() -> None:
+    # The rest of a five or a six may lie beyond the frame (and blocky compression along an
+    # edge makes rows of specks): a two or three whose face crosses the frame is not read.
+    from vision.reader import _Die, _past_frame, _square
+
+    width, height = 480, 360
+    for value in (2, 3):
+        cut = _Die(value, (470.0, 180.0), 36.0, 0.9, _square((470.0, 180.0), 36.0, 0.0))
+        assert _past_frame(cut, width, height).value is None
+        inside = _Die(value, (440.0, 180.0), 36.0, 0.9, _square((440.0, 180.0), 36.0, 0.0))
+        assert _past_frame(inside, width, height).value == value
+    # More pips say more of the face: a four or a six cut by the frame keeps its reading.
+    for value in (4, 6):
+        cut = _Die(value, (470.0, 180.0), 36.0, 0.9, _square((470.0, 180.0), 36.0, 0.0))
+        assert _past_frame(cut, width, height).value == value
