@@ -411,7 +411,7 @@ def _fit_groups(
 
     The flag says whether a group of two or more pips fit a face but was refused
     because another blob lies on that face. ``on_die``: the blobs all lie on the die's own
-    region, so a four with more pips like its own beside it is part of a six.
+    region (see :func:`_ignores_a_pip`).
     """
     blocked = False
     side = float(min(w, h))
@@ -449,9 +449,7 @@ def _fit_groups(
                 fit = _fit_layout(subset, cx, cy, side, hint, edge_angle)
                 if fit is None:
                     continue
-                if _ignores_a_pip(subset, blobs, fit) or (
-                    on_die and fit.value == 4 and _six_beside(subset, blobs, fit)
-                ):
+                if _ignores_a_pip(subset, blobs, fit, on_die=on_die):
                     blocked = blocked or (drop == 0 and len(subset) >= 2)
                     continue  # a pip as strong as the counted ones would be ignored
                 mean_peak = sum(b.peak for b in subset) / len(subset)
@@ -470,15 +468,43 @@ def _fit_groups(
     return kept, blocked
 
 
-def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
-    """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted."""
+def _ignores_a_pip(
+    subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit, *, on_die: bool = False
+) -> bool:
+    """True when a blob like the counted pips lies on the face ``fit`` implies, uncounted.
+
+    With ``on_die`` (every blob lies on the die's own region) a four is also refused when
+    two more blobs just like its pips (size, strength, polarity, roundness) lie on the die
+    within ``_SIX_REACH`` grid steps of its centre. A six whose two columns are set closer
+    together than the common layout's, and its pips further apart along them, fits no
+    square grid; but two neighbouring pairs across its columns make a square of their own,
+    a four with the third pair just beside it (about 2.7 steps off on the shared photos'
+    one such die; the pips of a die touching a four lie outside its region).
+    """
     diam = float(np.median([b.diameter for b in subset]))
     weakest = min(b.peak for b in subset)
     sparse = fit.value <= 2
     # The face reaches past the outer pips; a 1 or a 2 can sit small on a big face.
     reach = max(2.0 * fit.step, 3.2 * diam) if sparse else 2.0 * fit.step
+    six_reach = _SIX_REACH * fit.step if on_die and fit.value == 4 else 0.0
+    roundness = float(np.mean([b.roundness for b in subset])) if six_reach else 0.0
+    beside = 0
     for b in blobs:
-        if b in subset or math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) >= reach:
+        if b in subset:
+            continue
+        dist = math.hypot(b.x - fit.centre[0], b.y - fit.centre[1])
+        if dist >= reach:
+            # (A blob this like the pips nearer than ``reach`` is refused below anyway.)
+            if (
+                dist < six_reach
+                and 0.7 * diam <= b.diameter <= 1.45 * diam
+                and b.peak >= 0.75 * weakest
+                and b.lighter == subset[0].lighter
+                and abs(b.roundness - roundness) <= 0.2
+            ):
+                beside += 1
+                if beside == 2:
+                    return True
             continue
         # A larger blob may not be ignored, nor a clearly round one of the other
         # polarity (it may be the real pip). Much smaller blobs may be logo letters.
@@ -501,33 +527,8 @@ def _ignores_a_pip(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> 
     return False
 
 
-def _six_beside(subset: tuple[_Blob, ...], blobs: list[_Blob], fit: _Fit) -> bool:
-    """True when a four's pips may be two columns of a six: two more blobs like its pips
-    (size, strength, polarity, roundness) lie on the same die within ``_SIX_REACH`` grid
-    steps of the four's centre.
-
-    Only for blobs known to lie on the die's own region. A six whose two columns are set
-    closer together than the common layout's, and its pips further apart along them, fits
-    no square grid; but two neighbouring pairs across its columns make a square of their
-    own, a four with the third pair just beside it (about 2.7 steps off on the shared
-    photos' one such die; the pips of a die touching a four lie outside its region).
-    """
-    diam = float(np.median([b.diameter for b in subset]))
-    weakest = min(b.peak for b in subset)
-    roundness = float(np.mean([b.roundness for b in subset]))
-    like = [
-        b
-        for b in blobs
-        if b not in subset
-        and 0.7 * diam <= b.diameter <= 1.45 * diam
-        and b.peak >= 0.75 * weakest
-        and b.lighter == subset[0].lighter
-        and abs(b.roundness - roundness) <= 0.2
-        and math.hypot(b.x - fit.centre[0], b.y - fit.centre[1]) < _SIX_REACH * fit.step
-    ]
-    return len(like) >= 2
-
-
+#: How far (grid steps) from a four's centre two pips like its own on the same die tell
+#: that it is part of a six set wide (see :func:`_ignores_a_pip`).
 _SIX_REACH = 3.0
 
 
