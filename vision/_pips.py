@@ -54,6 +54,21 @@ class PipCandidates(NamedTuple):
     def __len__(self) -> int:
         return int(self.xy.shape[0])
 
+    def joined(self, other: PipCandidates) -> PipCandidates:
+        """These candidates followed by ``other``'s."""
+        return PipCandidates(*(np.concatenate([a, b]) for a, b in zip(self, other, strict=True)))
+
+
+class PipSearch(NamedTuple):
+    """What :func:`find_pip_candidates` found."""
+
+    #: The pip candidates.
+    cands: PipCandidates
+    #: Very round blobs left out only for the specks inside them (see
+    #: :func:`_drop_containers`): a close-up's pips holding specks of their own texture, or
+    #: dice blurred round. Not pips to read, but they tell a close-up's scale.
+    speckled: PipCandidates
+
 
 def _empty() -> PipCandidates:
     z = np.zeros((0,), np.float32)
@@ -376,7 +391,7 @@ def _roundness(
 
 def find_pip_candidates(
     bgr: npt.NDArray[np.uint8], planes: npt.NDArray[np.uint8], params: ReaderParams
-) -> PipCandidates:
+) -> PipSearch:
     """Find round blobs of any size in the pip range, both polarities, with their face colour.
 
     ``bgr`` (H, W, 3) uint8 is the work image and ``planes`` its ``make_planes``.
@@ -420,7 +435,7 @@ def find_pip_candidates(
         search(1, (13,), levels=1)
         search(2, (13,), levels=1)
     if not centres:
-        return _empty()
+        return PipSearch(_empty(), _empty())
     xy = np.concatenate(centres)
     diam = np.concatenate(diams)
     pols_all = np.concatenate(pols)
@@ -428,7 +443,7 @@ def find_pip_candidates(
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
     xy, diam, pol, chan = xy[keep], diam[keep], pols_all[keep], chan[keep]
     if xy.shape[0] == 0:
-        return _empty()
+        return PipSearch(_empty(), _empty())
     return _measure(bgr, planes, xy, diam, pol, chan, params)
 
 
@@ -440,7 +455,7 @@ def _measure(
     pol: FloatArray,
     chan: npt.NDArray[np.intp],
     params: ReaderParams,
-) -> PipCandidates:
+) -> PipSearch:
     """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
     h, w = planes.shape[1:]
     r = diam / 2.0
@@ -496,23 +511,25 @@ def _measure(
 _ROUND_PIP = 0.85
 
 
-def _drop_containers(c: PipCandidates) -> PipCandidates:
+def _drop_containers(c: PipCandidates) -> PipSearch:
     """Drop blobs with pips inside: a whole die seen as a blob, not a pip.
 
     A very round container is a pip seen close up, which holds specks of its own (the
     dimple's shading, dust, compression noise): for it, a blob inside counts only when it
-    is at least an eighth as wide, round, and a good part as stark.
+    is at least an eighth as wide, round, and a good part as stark. Such round blobs,
+    dropped, are kept aside (``PipSearch.speckled``): a close-up's pips, mottled, may hold
+    specks as stark as that, and a die blurred round holds pips no starker.
     """
     n = len(c)
     if n <= 1:
-        return c
+        return PipSearch(c, _empty())
     from scipy.spatial import cKDTree
 
     tree = cKDTree(c.xy)
     big = np.flatnonzero(c.diam >= 2.5 * float(c.diam.min()))
     keep = np.ones(n, bool)
     if big.shape[0] == 0:
-        return c.take(keep)
+        return PipSearch(c, _empty())
     # One query for all of them (the same balls: the order of each one's indices, which
     # differs, does not matter to any()). The tests below are the float32 ones of numpy's
     # scalars, on plain floats: the thresholds are float32 products, the constants float32.
@@ -538,7 +555,8 @@ def _drop_containers(c: PipCandidates) -> PipCandidates:
             if m != k
         ):
             keep[k] = False
-    return c.take(keep)
+    speckled = ~keep & (c.roundness >= _ROUND_PIP)
+    return PipSearch(c.take(keep), c.take(speckled))
 
 
 def _dedupe(c: PipCandidates) -> PipCandidates:

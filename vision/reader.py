@@ -962,13 +962,25 @@ class _Stark(NamedTuple):
     diam: float
 
 
-def _stark(cands: PipCandidates, params: ReaderParams) -> _Stark:
-    """Measure the stark candidates of ``cands`` once (see :class:`_Stark`)."""
-    stark = (cands.contrast >= 3.0 * params.min_pip_contrast) & (cands.uniformity >= 0.8)
-    round_ = stark & (cands.roundness >= _ROUND_ONE)
+def _stark(
+    cands: PipCandidates, params: ReaderParams, speckled: PipCandidates | None = None
+) -> _Stark:
+    """Measure the stark candidates of ``cands`` once (see :class:`_Stark`).
+
+    The round blobs left out for the specks in them (``speckled``, see
+    :class:`vision._pips.PipSearch`) count towards the pips' size too: in a close-up whose
+    mottled pips all hold specks, they are the pips.
+    """
+
+    def is_stark(c: PipCandidates) -> npt.NDArray[np.bool_]:
+        return (c.contrast >= 3.0 * params.min_pip_contrast) & (c.uniformity >= 0.8)
+
+    stark = is_stark(cands)
+    sized = cands if speckled is None or len(speckled) == 0 else cands.joined(speckled)
+    round_ = is_stark(sized) & (sized.roundness >= _ROUND_ONE)
     diam = 0.0
     if int(round_.sum()) >= _STARK_PIPS:
-        d = cands.diam[round_]
+        d = sized.diam[round_]
         diam = float(np.median(d[d >= np.median(d)]))
     if int(stark.sum()) < _ASLANT_PIPS:
         return _Stark(None, None, diam)
@@ -1003,10 +1015,10 @@ def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _D
     """:func:`_read_work` without the second look at a photo taken aslant; with what the
     stark pip candidates say (:class:`_Stark`)."""
     planes = make_planes(work)
-    cands = find_pip_candidates(work, planes, params)
+    cands, speckled = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
         return [], 0, _Stark(None, None, 0.0)
-    stark = _stark(cands, params)
+    stark = _stark(cands, params, speckled)
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     face_params = _seen_aslant(stark.squash, params)
     fits: list[FaceFit] = []
