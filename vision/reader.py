@@ -344,6 +344,7 @@ def _close_up(
     # hold specks that spoil every face).
     valued = [diam for diam, d in dice if d.value is not None] or [diam for diam, _d in dice]
     big_diam = 0.0
+    needed: int | None = None
     if valued:
         biggest = [diam for diam in valued if diam >= 0.5 * max(valued)]
         big_diam = float(np.median(biggest))
@@ -351,22 +352,59 @@ def _close_up(
         # first reading: a lone "die" of huge pips among small ones (a pattern, a giant
         # face) does not make a photo a close-up.
         least = max(len(biggest), 0.5 * len(valued))
+        needed = len(biggest)
     if big_diam <= params.big_pip_px:
         # The faces read may be specks in the pips of a close-up, or none at all: pips
         # that stand out, round and wide, still tell the photo's scale. Hardly a face read
         # and no such pip: blurred big pips may pass the search only at half the size (its
         # levels look for pips up to about 13 px finely). Either reading is kept only when
         # it reads more dice.
-        big_diam, least = reading.stark_diam, first + 1
+        big_diam, least, needed = reading.stark_diam, first + 1, None
         if big_diam <= params.big_pip_px:
             if first > 1 or min(reading.work.shape[:2]) < 2 * _HALVED_SIDE:
                 return None
             big_diam = 2.0 * params.big_pip_px_target
     smaller = scale * params.big_pip_px_target / big_diam
     reduced = _read_scaled(image, smaller, params)
-    if sum(d.value is not None for _diam, d in reduced.dice) < least:
+    read = sum(d.value is not None for _diam, d in reduced.dice)
+    # It is kept too when faces read asked for it, it reads as many, and every other die
+    # the first reading read was a speck on its dice (:func:`_specks_on`). Not when its
+    # faces did not ask (stark blobs, a halved photo): dice blurred round are stark blobs
+    # too, and reduced they read as the pips of giant faces (tried: 6 of nell_byler_d6's
+    # photos lost their dice so, and 72 of matteop65's were read halved).
+    if read < least and not (
+        needed is not None and read >= needed and _specks_on(reading, reduced)
+    ):
         return None
     return smaller, reduced
+
+
+#: A die read on another one's face or side faces and smaller than this share of its pips
+#: is a speck of it (:func:`_specks_on`).
+_SPECK_OF_PIP = 0.6
+
+
+def _specks_on(first: _Scaled, reduced: _Scaled) -> bool:
+    """True when every die ``first`` read (or left uncertain) is read by ``reduced`` (the
+    same photo read smaller) too, or is a speck on a die it read: within ``_SIDE_REACH`` of
+    its sides of its centre, and smaller than ``_SPECK_OF_PIP`` of its pips (the specks of
+    a close-up's mottled pips, the rims of its side faces' pips). Dice that are the pips of
+    a "giant face" are as big as its pips, and a die it did not read stays."""
+    f = (first.scale_x + first.scale_y) / (reduced.scale_x + reduced.scale_y)
+    big = [
+        (d.value, np.array(d.center) * f, d.size * f, diam * f)
+        for diam, d in reduced.dice
+        if d.value is not None
+    ]
+    for _diam, d in first.dice:
+        c = np.array(d.center)
+        if not any(
+            (d.value in (None, value) and float(np.hypot(*(c - bc))) < 0.5 * bs)
+            or (d.size < _SPECK_OF_PIP * bd and float(np.hypot(*(c - bc))) < _SIDE_REACH * bs)
+            for value, bc, bs, bd in big
+        ):
+            return False
+    return True
 
 
 def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:

@@ -406,6 +406,31 @@ def test_a_photo_that_reads_hardly_a_face_is_read_again_halved(
     assert [d.value for d in read_array(img)] == []
 
 
+def test_a_close_up_read_reduced_may_leave_out_the_specks_read_on_its_dice() -> None:
+    from vision.reader import _Die, _Scaled, _specks_on
+
+    work = np.zeros((1, 1), np.uint8)
+
+    def reading(scale: float, *dice: tuple[int | None, float, float, float, float]) -> _Scaled:
+        found = [(pip, _Die(v, (x, y), side, 0.8, ())) for v, x, y, side, pip in dice]
+        return _Scaled(found, 0, scale, scale, work, 0.0)
+
+    # A close-up read at 0.75: a two with 38 px pips, and specks of a five beside it read
+    # as a three and a two of 17 px (the rims of its side faces' pips, a pip's mottling).
+    two = (2, 300.0, 400.0, 117.0, 38.0)
+    specks = [(3, 700.0, 120.0, 17.0, 3.6), (2, 800.0, 200.0, 16.0, 4.1)]
+    first = reading(0.75, two, *specks)
+    # Read four times smaller (0.1875), the two and the five are all it reads.
+    quarter = reading(0.1875, (2, 75.0, 100.0, 29.0, 9.5), (5, 190.0, 40.0, 30.0, 9.0))
+    assert _specks_on(first, quarter)
+    # A die as big as the five's pips is no speck of it (dice lined up like pips), nor is
+    # a die the reduced reading reads otherwise, or misses, or a die off the five.
+    assert not _specks_on(reading(0.75, two, (3, 700.0, 120.0, 30.0, 8.0)), quarter)
+    assert not _specks_on(reading(0.75, (4, 300.0, 400.0, 117.0, 38.0)), quarter)
+    assert not _specks_on(reading(0.75, two, (None, 300.0, 700.0, 90.0, 30.0)), quarter)
+    assert not _specks_on(reading(0.75, two, (3, 300.0, 20.0, 17.0, 3.6)), quarter)
+
+
 def test_marks_in_a_row_are_not_twos_or_threes(art: SimpleNamespace) -> None:
     img = art.background(640, 480, colour=(200, 205, 210))
     for centre, value in [((120, 120), 5), ((320, 130), 4), ((520, 120), 6)]:
