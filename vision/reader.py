@@ -334,7 +334,9 @@ def _close_up(
     pips, as a close-up's pips hold specks that read as tiny dice (the dice of one photo
     differ in size by far less than twofold). When the faces read do not ask for it, the
     stark round pip candidates may (``reading.stark_diam``), and a photo that read at most
-    one face is tried halved; those readings are kept only when they read more dice.
+    one face is tried halved; those readings are kept only when they read more dice. The
+    one the faces asked for is kept too when the first reading's other dice were specks on
+    its dice (:func:`_specks_on`).
     """
     if params.big_pip_px <= 0.0:
         return None
@@ -371,7 +373,7 @@ def _close_up(
     # the first reading read was a speck on its dice (:func:`_specks_on`). Not when its
     # faces did not ask (stark blobs, a halved photo): dice blurred round are stark blobs
     # too, and reduced they read as the pips of giant faces (tried: 6 of nell_byler_d6's
-    # photos lost their dice so, and 72 of matteop65's were read halved).
+    # photos lost their dice so, and 75 of matteop65's were read from a halved copy).
     if read < least and not (
         needed is not None and read >= needed and _specks_on(reading, reduced)
     ):
