@@ -54,10 +54,6 @@ class PipCandidates(NamedTuple):
     def __len__(self) -> int:
         return int(self.xy.shape[0])
 
-    def joined(self, other: PipCandidates) -> PipCandidates:
-        """These candidates followed by ``other``'s."""
-        return PipCandidates(*(np.concatenate([a, b]) for a, b in zip(self, other, strict=True)))
-
 
 class PipSearch(NamedTuple):
     """What :func:`find_pip_candidates` found."""

@@ -1016,11 +1016,13 @@ def _stark(
         return (c.contrast >= 3.0 * params.min_pip_contrast) & (c.uniformity >= 0.8)
 
     stark = is_stark(cands)
-    sized = cands if speckled is None or len(speckled) == 0 else cands.joined(speckled)
-    round_ = is_stark(sized) & (sized.roundness >= _ROUND_ONE)
+    d = cands.diam[stark & (cands.roundness >= _ROUND_ONE)]
+    if speckled is not None and len(speckled):
+        d = np.concatenate(
+            [d, speckled.diam[is_stark(speckled) & (speckled.roundness >= _ROUND_ONE)]]
+        )
     diam = 0.0
-    if int(round_.sum()) >= _STARK_PIPS:
-        d = sized.diam[round_]
+    if d.shape[0] >= _STARK_PIPS:
         diam = float(np.median(d[d >= np.median(d)]))
     if int(stark.sum()) < _ASLANT_PIPS:
         return _Stark(None, None, diam)

@@ -538,13 +538,14 @@ def test_a_grainy_photo_is_smoothed_before_its_pips_are_searched(
     # and specks read as dice); smoothed to the edges that stand out of it, it gives about
     # as many candidates as the same dice without grain.
     import vision.reader as reader
+    from vision._pips import PipSearch
 
     counts: list[int] = []
     real = reader.find_pip_candidates
 
-    def counted(*args: object, **kw: object) -> object:
+    def counted(*args: object, **kw: object) -> PipSearch:
         found = real(*args, **kw)  # type: ignore[arg-type]
-        counts.append(len(found.cands))  # type: ignore[attr-defined]
+        counts.append(len(found.cands))
         return found
 
     monkeypatch.setattr(reader, "find_pip_candidates", counted)
