@@ -78,6 +78,12 @@ _SQUARE = 1.35
 _ROUGH = 2.2
 #: Bodies are looked for at about this many pixels per die side.
 _BODY_PX = 18.0
+#: A die read in a blob of dice is counted again in a window reaching this many of its sides
+#: around its pips ...
+_RECOUNT_HALF = 0.75
+#: ... and when that count sees more pips but is unsure, the die keeps this confidence (a
+#: coin toss: below any least confidence for a value, so it is reported uncertain).
+_DOUBTED = 0.5
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -376,7 +382,6 @@ def _read_cluster(
     ``beside_taken`` only peaks within two dice of a taken die are read. A ``heap`` of
     that many dice touching only each other (a ridge, not peaks, in the distance) is split
     into as many dice by k-means on its pixels instead."""
-    h, w = work.shape[:2]
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
     # Take the dice already read out of the blob: what is left of a die's size is a die.
@@ -421,11 +426,10 @@ def _read_cluster(
         near = taken + [(b.center[0], b.center[1], b.size) for b in out]
         if any(np.hypot(cx - tx, cy - ty) < 0.7 * max(side / scale, ts) for tx, ty, ts in near):
             continue
-        x0, y0 = max(0, int(cx - half)), max(0, int(cy - half))
-        x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
-        if x1 - x0 < 1.2 * half or y1 - y0 < 1.2 * half:
+        crop, x0, y0 = window(work, (cx, cy), half)
+        if min(crop.shape[:2]) < 1.2 * half:
             continue
-        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]), hint_size_px=side / scale)
+        face = read_face(crop, hint_size_px=side / scale)
         if face.value is None or face.confidence < min_confidence or not face.pips:
             continue
         pips = np.array(face.pips, np.float32)
@@ -433,15 +437,37 @@ def _read_cluster(
         if np.hypot(fx - cx, fy - cy) > 0.35 * side / scale:
             continue  # the pips of a neighbour
         s = side / scale
+        value, confidence = face.value, float(face.confidence)
+        # The window was centred on the blob's peak, which may lie off the die's middle:
+        # it can cut off a column of a four or six, and what is left is a sure two or
+        # three. Counted again around the pips read, a die with pips cut off shows them.
+        crop, x0, y0 = window(work, (fx, fy), _RECOUNT_HALF * s)
+        again = read_face(crop)
+        if again.value is not None and again.value > value:
+            if again.confidence < min_confidence:
+                confidence = min(confidence, _DOUBTED)
+            else:
+                value, confidence = again.value, min(confidence, float(again.confidence))
+                pips = np.array(again.pips, np.float32)
+                fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
         box = cv2.boxPoints(((fx, fy), (s, s), 0.0))
         out.append(
             BodyDie(
-                face.value,
+                value,
                 (fx, fy),
                 s,
-                float(face.confidence),
+                confidence,
                 tuple((float(bx), float(by)) for bx, by in box),
                 float(pips[:, 2].mean()),
             )
         )
     return out
+
+
+def window(work: Image, centre: tuple[float, float], half: float) -> tuple[Image, int, int]:
+    """The square of ``work`` reaching ``half`` pixels around ``centre`` (cut by the frame),
+    contiguous, and its top-left corner ``x0, y0``."""
+    h, w = work.shape[:2]
+    x0, y0 = max(0, int(centre[0] - half)), max(0, int(centre[1] - half))
+    x1, y1 = min(w, int(centre[0] + half) + 1), min(h, int(centre[1] + half) + 1)
+    return np.ascontiguousarray(work[y0:y1, x0:x1]), x0, y0

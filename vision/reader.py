@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
-from vision._bodies import BodyDie, LoneBody, find_body_dice, find_dice_anywhere
+from vision._bodies import BodyDie, LoneBody, find_body_dice, find_dice_anywhere, window
 from vision._count import read_face
 from vision._faces import (
     AROUND_CENTRE,
@@ -655,7 +655,7 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     body_side = body.side
     if d.value is None or d.value == 6 or body_side < _BODY_OVER_FACE * d.size:
         return d
-    crop, x0, y0 = _window(work, d.center, 0.7 * body_side)
+    crop, x0, y0 = window(work, d.center, 0.7 * body_side)
     face = read_face(crop)
     if face.value is None or face.value < d.value or face.confidence < _SURE_COUNT:
         return d
@@ -680,15 +680,6 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     )
 
 
-def _window(work: Image, centre: tuple[float, float], half: float) -> tuple[Image, int, int]:
-    """The square of ``work`` reaching ``half`` pixels around ``centre`` (cut by the frame),
-    contiguous, and its top-left corner ``x0, y0``."""
-    h, w = work.shape[:2]
-    x0, y0 = max(0, int(centre[0] - half)), max(0, int(centre[1] - half))
-    x1, y1 = min(w, int(centre[0] + half) + 1), min(h, int(centre[1] + half) + 1)
-    return np.ascontiguousarray(work[y0:y1, x0:x1]), x0, y0
-
-
 def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
     """A die read by its body as a (mean pip diameter, die) pair; uncertain below
     ``params.min_confidence``."""
@@ -710,7 +701,7 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     if side < _SECOND_LEAST_SIDE:
         return d  # too few pixels for two counters to see more than the same blur
     half = 0.75 * side
-    crop, _x0, _y0 = _window(work, d.center, half)
+    crop, _x0, _y0 = window(work, d.center, half)
     if min(crop.shape[:2]) < half:
         return d
     # No size hint: the counter then centres on the die's own silhouette, so a lone pip

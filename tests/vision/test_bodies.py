@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import _bodies
 from vision._bodies import find_body_dice, find_dice_anywhere
 from vision.reader import read_array
 
@@ -205,3 +206,21 @@ def test_a_face_whose_pips_sit_close_together_is_read_at_its_bodys_size(
     assert close[0].value == 2
     assert 0.8 * side < close[0].size_px < 1.3 * side
     assert sorted(d.value for d in dice) == sorted([v for _c, v in layout] + [2])
+
+
+@pytest.mark.parametrize(("value", "cut_to"), [(4, 2), (6, 3)])
+def test_a_die_its_blobs_window_cuts_is_counted_again_around_its_pips(
+    art: SimpleNamespace, value: int, cut_to: int
+) -> None:
+    # A blob of two touching dice split in two halves (a heap): the first half's middle lies
+    # 15 px left of the die's, so its window cuts off the die's right column of pips. What is
+    # left reads as a sure two (of a four) or three (of a six).
+    img = art.background(400, 300, colour=(45, 45, 45))
+    art.draw_die(img, (200, 150), SIDE, value, body=(60, 60, 200), pip=(240, 240, 240))
+    labels = np.zeros(img.shape[:2], np.int32)
+    x0 = 200 - 15 - 25
+    labels[128:172, x0 : x0 + 100] = 1
+    stat = np.array([x0, 128, 100, 44, 100 * 44])
+    left_half = _bodies._read_cluster(img, labels, stat, 1, float(SIDE), 1.0, [], 0.5, heap=2)
+    assert [b.value for b in left_half] == [value], f"the cut face read as {cut_to}"
+    assert np.hypot(left_half[0].center[0] - 200, left_half[0].center[1] - 150) < 2.0
