@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from calibration.profile import TrayProfile
 from vision._bodies import BodyDie, LoneBody, find_body_dice, find_dice_anywhere, window
-from vision._count import read_face
+from vision._count import FaceCount, read_face
 from vision._faces import (
     AROUND_CENTRE,
     FaceFit,
@@ -128,6 +128,8 @@ _AGREED = 0.75
 _SECOND_LEAST_SIDE = 24.0
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
+#: The confidence of a face the counter saw more pips on, unsure (a coin toss: uncertain).
+_DOUBTED = 0.5
 
 
 class _Die(NamedTuple):
@@ -213,6 +215,7 @@ def read_array(
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
+    dice = [(diam, _recount(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(dice)
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
@@ -666,17 +669,25 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
         if off > _MIDDLE_OF_BODY * body_side:
             return d
         return d._replace(body_side=body_side)
+    counted = _counted(d, face, x0, y0, body_side, float(np.deg2rad(body.turn)))
+    return d if counted is None else counted
+
+
+def _counted(d: _Die, face: FaceCount, x0: int, y0: int, side: float, turn: float) -> _Die | None:
+    """``d`` with the value the single-face counter read on a window (top-left corner
+    ``x0, y0``) of a die ``side`` work pixels wide turned ``turn`` radians, or None when the
+    pips it counted lie off ``d``'s face (the pips of a die beside it)."""
     pips = np.array(face.pips, np.float32)
     centre = (float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0)
-    if np.hypot(centre[0] - d.center[0], centre[1] - d.center[1]) > 0.35 * body_side:
-        return d  # the pips of a die beside it
-    side = max(d.size, _BODY_SHARE * body_side)
+    if np.hypot(centre[0] - d.center[0], centre[1] - d.center[1]) > 0.35 * side:
+        return None
+    size = max(d.size, _BODY_SHARE * side)
     return d._replace(
         value=face.value,
         center=centre,
-        size=side,
+        size=size,
         confidence=min(d.confidence, face.confidence),
-        outline=_square(centre, side, float(np.deg2rad(body.turn))),
+        outline=_square(centre, size, turn),
     )
 
 
@@ -710,6 +721,35 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     if face.value != d.layout or face.confidence < _SURE_COUNT:
         return d
     return d._replace(value=d.layout, confidence=min(face.confidence, _AGREED))
+
+
+def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
+    """``d``, a two or a three, counted again by the single-face counter on a window as big
+    as the photo's dice around it. When the counter sees more pips about the same place, its
+    reading is taken if it is sure, and ``d`` is made uncertain if it is not.
+
+    A two or three is what the pip search leaves of a four, five or six whose other pips it
+    missed (faint, or run into a touching die's edge or its own side face); :func:`_more_pips`
+    asks the same of a die whose own body was found, this asks it of dice that touch others.
+    A one is not asked: around a lone pip, a camera looking aslant shows the pips of its side
+    faces (on matteop65's photos five ones were read as twos so).
+    """
+    if d.value not in (2, 3):
+        return d
+    side = max(float(np.median([o.size for _diam, o in dice if o.value is not None])), d.size)
+    if side < _SECOND_LEAST_SIDE:
+        return d
+    crop, x0, y0 = window(work, d.center, 0.75 * side)
+    face = read_face(crop)
+    if face.value is None or face.value <= d.value:
+        return d
+    edge = np.subtract(d.outline[1], d.outline[0]) if len(d.outline) > 1 else (1.0, 0.0)
+    counted = _counted(d, face, x0, y0, side, float(np.arctan2(edge[1], edge[0])))
+    if counted is None:
+        return d
+    if face.confidence < _SURE_COUNT:
+        return d._replace(value=None, confidence=min(d.confidence, _DOUBTED))
+    return counted
 
 
 def _anywhere(

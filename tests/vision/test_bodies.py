@@ -224,3 +224,30 @@ def test_a_die_its_blobs_window_cuts_is_counted_again_around_its_pips(
     left_half = _bodies._read_cluster(img, labels, stat, 1, float(SIDE), 1.0, [], 0.5, heap=2)
     assert [b.value for b in left_half] == [value], f"the cut face read as {cut_to}"
     assert np.hypot(left_half[0].center[0] - 200, left_half[0].center[1] - 150) < 2.0
+
+
+def test_a_two_or_three_on_a_die_touching_another_is_counted_again(art: SimpleNamespace) -> None:
+    from vision.reader import _Die, _recount
+
+    img = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(img, (120, 120), SIDE, 6, body=(40, 40, 160), shadow=False)
+    art.draw_die(img, (120 + SIDE + 1, 122), SIDE, 5, body=(40, 40, 160), shadow=False)
+    art.draw_die(img, (260, 60), SIDE, 4, body=(40, 40, 160), shadow=False)
+    step = 0.27 * SIDE
+    # The six's left column fitted as a three turned 45 degrees, its face a third of the die.
+    three = _Die(3, (120 - step, 120), 3.6 * step / np.sqrt(8), 0.9, ())
+    five = _Die(5, (121.0 + SIDE, 122.0), 3.6 * step, 0.9, ())
+    four = _Die(4, (260.0, 60.0), 3.6 * step, 0.9, ())
+    dice = [(4.0, three), (4.0, five), (4.0, four)]
+    again = _recount(img, three, dice)
+    assert again.value == 6
+    assert np.hypot(again.center[0] - 120, again.center[1] - 120) < 0.15 * SIDE
+    # A full face is not counted again, nor is a one (a camera looking aslant shows the pips
+    # of a lone pip's side faces), nor a face the counter reads nothing more on.
+    assert _recount(img, five, dice) == five
+    one = three._replace(value=1)
+    assert _recount(img, one, dice) == one
+    blank = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(blank, (120, 120), SIDE, 3, body=(40, 40, 160), shadow=False)
+    on_a_three = three._replace(center=(120.0, 120.0), size=3.6 * step)
+    assert _recount(blank, on_a_three, dice) == on_a_three
