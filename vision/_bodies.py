@@ -83,7 +83,7 @@ _BODY_PX = 18.0
 _RECOUNT_HALF = 0.75
 #: ... and when that count sees more pips but is unsure, the die keeps this confidence (a
 #: coin toss: below any least confidence for a value, so it is reported uncertain).
-_DOUBTED = 0.5
+DOUBTED = 0.5
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -445,7 +445,7 @@ def _read_cluster(
         again = read_face(crop)
         if again.value is not None and again.value > value:
             if again.confidence < min_confidence:
-                confidence = min(confidence, _DOUBTED)
+                confidence = min(confidence, DOUBTED)
             else:
                 value, confidence = again.value, min(confidence, float(again.confidence))
                 pips = np.array(again.pips, np.float32)

@@ -23,7 +23,14 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
-from vision._bodies import BodyDie, LoneBody, find_body_dice, find_dice_anywhere, window
+from vision._bodies import (
+    DOUBTED,
+    BodyDie,
+    LoneBody,
+    find_body_dice,
+    find_dice_anywhere,
+    window,
+)
 from vision._count import FaceCount, read_face
 from vision._faces import (
     AROUND_CENTRE,
@@ -128,8 +135,6 @@ _AGREED = 0.75
 _SECOND_LEAST_SIDE = 24.0
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
-#: The confidence of a face the counter saw more pips on, unsure (a coin toss: uncertain).
-_DOUBTED = 0.5
 #: A two or three fitted smaller than this share of the photo's median face is counted
 #: again (:func:`_recount`).
 _SHORT_FACE = 0.8
@@ -732,8 +737,9 @@ def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
     reading is taken if it is sure, and ``d`` is made uncertain if it is not.
 
     A two or three is what the pip search leaves of a four, five or six whose other pips it
-    missed (faint, or run into a touching die's edge or its own side face); :func:`_more_pips`
-    asks the same of a die whose own body was found, this asks it of dice that touch others.
+    missed (faint, or run into a touching die's edge or its own side face). :func:`_more_pips`
+    asks the same of a die whose own body was found; this asks every two and three, so dice
+    touching others (which have no body of their own) are asked too.
     Only faces fitted smaller than ``_SHORT_FACE`` of the photo's dice are asked: the pips of
     a six's column or a five's corner and centre span less than the die (10 of the 11 faces
     this mended on the held-out renders did), and the counter costs about 9 ms a die. A one
@@ -754,7 +760,7 @@ def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
     if counted is None:
         return d
     if face.confidence < _SURE_COUNT:
-        return d._replace(value=None, confidence=min(d.confidence, _DOUBTED))
+        return d._replace(value=None, confidence=min(d.confidence, DOUBTED))
     return counted
 
 
