@@ -599,18 +599,13 @@ def _read_windows(
     ``dice`` are in work pixels (``scale_x``, ``scale_y`` times ``image``'s); so are the
     dice returned (a die seen in two windows comes back twice; the merge keeps one).
     """
-    h, w = image.shape[:2]
     out: list[tuple[float, _Die]] = []
     for _diam, d in dice:
-        cx, cy = d.center[0] / scale_x, d.center[1] / scale_y
-        half = 1.5 * d.size / (0.5 * (scale_x + scale_y))
-        x0, y0 = max(0, int(cx - half)), max(0, int(cy - half))
-        x1, y1 = min(w, int(cx + half) + 1), min(h, int(cy + half) + 1)
-        if x1 - x0 < 8 or y1 - y0 < 8:
+        centre = (d.center[0] / scale_x, d.center[1] / scale_y)
+        crop, x0, y0 = window(image, centre, 1.5 * d.size / (0.5 * (scale_x + scale_y)))
+        if min(crop.shape[:2]) < 8:
             continue
-        found, _n, wx, wy, _work, _stark = _read_scaled(
-            np.ascontiguousarray(image[y0:y1, x0:x1]), big, params
-        )
+        found, _n, wx, wy, _work, _stark = _read_scaled(crop, big, params)
         fx, fy = scale_x / wx, scale_y / wy
         dx, dy = x0 * scale_x, y0 * scale_y
         for diam, e in found:
