@@ -50,8 +50,6 @@ def draw_die(
     """Draw a die seen from above (in place): a rounded square face with its pips, BGR colours;
     the pips ``spread`` die sides apart on the grid (0.27 for the common layout)."""
     cx, cy = center
-    a = np.deg2rad(angle_deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     s = 16  # draw with sub-pixel precision
     if shadow:
         box = cv2.boxPoints(((cx + side * 0.08, cy + side * 0.08), (side, side), angle_deg))
@@ -62,12 +60,25 @@ def draw_die(
     cv2.fillConvexPoly(img, np.round(box * s).astype(np.int32), body, cv2.LINE_AA, 4)
     edge = tuple(int(c * 0.7) for c in body)
     cv2.polylines(img, [np.round(box * s).astype(np.int32)], True, edge, 1, cv2.LINE_AA, 4)
-    step = spread * side
-    for gx, gy in PIPS[value]:
-        px, py = rot @ np.array([gx * step, gy * step]) + np.array([cx, cy])
+    for px, py in pip_places(center, side, value, angle_deg=angle_deg, spread=spread):
         cv2.circle(
             img, (round(px * s), round(py * s)), round(0.095 * side * s), pip, -1, cv2.LINE_AA, 4
         )
+
+
+def pip_places(
+    center: tuple[float, float],
+    side: float,
+    value: int,
+    *,
+    angle_deg: float = 0.0,
+    spread: float = 0.27,
+) -> list[tuple[float, float]]:
+    """Where :func:`draw_die` puts the pips of a die with this centre, side, value and turn."""
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    places = [rot @ np.array([gx, gy]) * spread * side + np.array(center) for gx, gy in PIPS[value]]
+    return [(float(x), float(y)) for x, y in places]
 
 
 def shared_datasets() -> Path | None:
@@ -89,5 +100,8 @@ def datasets_dir() -> Path:
 @pytest.fixture
 def art() -> SimpleNamespace:
     """The drawing helpers: ``art.background(w, h, colour)``, ``art.draw_die(img, ...)``,
-    and ``art.PIPS``, the pip places of each face in units of a pip step."""
-    return SimpleNamespace(background=background, draw_die=draw_die, PIPS=PIPS)
+    ``art.pip_places(centre, side, value, ...)`` (where ``draw_die`` puts the pips), and
+    ``art.PIPS``, the pip places of each face in units of a pip step."""
+    return SimpleNamespace(
+        background=background, draw_die=draw_die, pip_places=pip_places, PIPS=PIPS
+    )

@@ -274,18 +274,6 @@ def test_a_body_whose_pips_were_too_small_is_read_enlarged(art: SimpleNamespace)
     assert _read_blobs(img, found, [(200.0, 150.0, 12.0)], 0.25, 0.25, DEFAULTS) == found
 
 
-def _pip_places(
-    art: SimpleNamespace, centre: tuple[float, float], side: float, value: int, angle: float
-) -> list[tuple[float, float]]:
-    """Where ``art.draw_die`` puts the pips of a die (its centre, side, value, turn)."""
-    rot = np.deg2rad(angle)
-    turn = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
-    places = [
-        turn @ np.array([gx, gy]) * 0.27 * side + np.array(centre) for gx, gy in art.PIPS[value]
-    ]
-    return [(float(x), float(y)) for x, y in places]
-
-
 def test_pips_with_specks_in_them_are_pips(art: SimpleNamespace) -> None:
     # A close-up: dice 170 px wide, their white pips 32 px with dimple shading and dust in
     # them (faint specks). Specks inside a pip must not make it "a die with pips inside".
@@ -301,7 +289,7 @@ def test_pips_with_specks_in_them_are_pips(art: SimpleNamespace) -> None:
         art.draw_die(
             img, centre, 170, value, angle_deg=angle, body=(30, 40, 190), pip=(235, 235, 235)
         )
-        for px, py in _pip_places(art, centre, 170, value, angle):
+        for px, py in art.pip_places(centre, 170, value, angle_deg=angle):
             for dx, dy in rng.uniform(-9, 9, (3, 2)):
                 cv2.circle(
                     img, (round(px + dx), round(py + dy)), 2, (195, 195, 195), -1, cv2.LINE_AA
@@ -324,7 +312,7 @@ def test_pips_with_a_mottled_patch_in_them_are_pips(art: SimpleNamespace) -> Non
         art.draw_die(
             img, centre, 130, value, angle_deg=angle, body=(40, 45, 150), pip=(230, 225, 215)
         )
-        for px, py in _pip_places(art, centre, 130, value, angle):
+        for px, py in art.pip_places(centre, 130, value, angle_deg=angle):
             tilt = float(rng.uniform(0, 180))
             patch = (round(px - 2), round(py + 1))
             cv2.ellipse(img, patch, (6, 4), tilt, 0, 360, (165, 160, 155), -1, cv2.LINE_AA)
