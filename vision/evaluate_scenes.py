@@ -9,9 +9,10 @@ inside the die's silhouette (nearest true centre first, one to one).
 
 Measures (each a share of the matched dice of that kind; ``n`` says of how many):
 leaning recall for tilts of 8-15 and of 15 degrees or more, flat dice wrongly flagged
-leaning, off-tray recall, floor dice wrongly flagged off-tray, faces read right on flat
-in-tray dice, and detection recall (true dice matched by a reading). ``--oracle`` places the
-dice from the ground truth instead of reading them, to measure the flags alone.
+leaning, off-tray recall, floor dice wrongly flagged off-tray, faces read right and faces
+given a wrong value (not left uncertain) on flat in-tray dice, and detection recall (true
+dice matched by a reading). ``--oracle`` places the dice from the ground truth instead of
+reading them, to measure the flags alone.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ TARGETS: dict[str, tuple[float, str]] = {
     "off_tray_recall": (0.99, "min"),
     "false_off_tray_floor": (0.005, "max"),
     "face_accuracy_flat": (0.995, "min"),
+    "face_misread_flat": (0.0, "max"),
     "detection_recall": (0.0, "min"),
 }
 
@@ -192,6 +194,7 @@ def evaluate_scene_dir(
             if state == "flat":
                 counts["false_leaning_flat"].add("leaning" in r.flags)
                 counts["face_accuracy_flat"].add(r.value == d["value"])
+                counts["face_misread_flat"].add(r.value is not None and r.value != d["value"])
                 if "leaning" in r.flags:
                     wrong = "false leaning"
             if state == "off_tray":

@@ -72,6 +72,19 @@ def test_oracle_evaluation_counts_flags(tmp_path: Path) -> None:
     assert "off_tray_recall" in table(result)
 
 
+def test_a_flat_die_read_with_another_value_counts_as_misread(tmp_path: Path) -> None:
+    _scene(tmp_path)
+    truth_file = tmp_path / "scene_000001.json"
+    truth = json.loads(truth_file.read_text())
+    truth["dice"][0]["value"] = 4  # the drawn five is now a misread of a four
+    truth_file.write_text(json.dumps(truth))
+    result = evaluate_scene_dir(tmp_path)
+    assert result["face_misread_flat"] == {"value": 0.5, "hit": 1, "n": 2}
+    assert result["face_accuracy_flat"]["hit"] == 1
+    # The ground truth's own values are never misread.
+    assert evaluate_scene_dir(tmp_path, oracle=True)["face_misread_flat"]["hit"] == 0
+
+
 def test_matching_is_one_to_one_by_silhouette() -> None:
     truth = [
         {"center": [10, 10], "silhouette": [[0, 0], [20, 0], [20, 20], [0, 20]]},
