@@ -14,6 +14,7 @@ the photo's pixels.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -133,11 +134,17 @@ _NOISE_WINDOW = 200
 #: least die side (work pixels) for asking the second counter.
 _AGREED = 0.75
 _SECOND_LEAST_SIDE = 24.0
+#: Two dice whose centres lie closer than this share of the larger's side are one die.
+_SAME_DIE = 0.35
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
 #: A two or three fitted smaller than this share of the photo's median face is counted
-#: again (:func:`_recount`).
+#: again (:func:`_recount`), when the photo's dice are at least ``_RECOUNT_LEAST_SIDE``
+#: work pixels wide (a window 1.5 sides wide then holds 24 px or more; on nell_byler_d6's
+#: 640 px photos a bar of 24 px left seven sixes and fives read as threes and twos, and no
+#: bar at all mended none more than 16 did).
 _SHORT_FACE = 0.8
+_RECOUNT_LEAST_SIDE = 16.0
 
 
 class _Die(NamedTuple):
@@ -172,6 +179,10 @@ class _Scaled(NamedTuple):
     work: Image
     #: The diameter of the biggest stark, round pip candidates (0 when there are none).
     stark_diam: float
+    #: Every face that passed its checks, before faces overlapping a bigger-pipped one were
+    #: left out (see :func:`_select`), so that they can be chosen again once a "giant face"
+    #: is dropped; empty when the reading was stretched back from an aslant view.
+    faces: tuple[_Face, ...] = ()
 
 
 def read_array(
@@ -192,7 +203,8 @@ def read_array(
     close_up = _close_up(image, reading, scale, params)
     if close_up is not None:
         scale, reading = close_up
-    dice, n_candidates, scale_x, scale_y, work, _stark = reading
+    n_candidates, scale_x, scale_y, work = reading[1:5]
+    dice = _without_giants(reading)
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
     # the dice; only the windows around the dice found are read again enlarged.
@@ -213,7 +225,7 @@ def read_array(
                 if noisy:
                     more = _read_windows(image, dice, scale_x, scale_y, big, params)
                 else:
-                    whole, _n, big_x, big_y, _big, _s = _read_scaled(image, big, params)
+                    whole, _n, big_x, big_y = _read_scaled(image, big, params)[:4]
                     fx, fy = scale_x / big_x, scale_y / big_y
                     more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
@@ -223,7 +235,7 @@ def read_array(
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
-    dice = [(diam, _recount(work, d, dice)) for diam, d in dice]
+    dice = _recounted(work, dice)
     dice = _doubt_small(dice)
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
@@ -605,7 +617,7 @@ def _read_windows(
         crop, x0, y0 = window(image, centre, 1.5 * d.size / (0.5 * (scale_x + scale_y)))
         if min(crop.shape[:2]) < 8:
             continue
-        found, _n, wx, wy, _work, _stark = _read_scaled(crop, big, params)
+        found, _n, wx, wy = _read_scaled(crop, big, params)[:4]
         fx, fy = scale_x / wx, scale_y / wy
         dx, dy = x0 * scale_x, y0 * scale_y
         for diam, e in found:
@@ -726,6 +738,23 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     return d._replace(value=d.layout, confidence=min(face.confidence, _AGREED))
 
 
+def _recounted(work: Image, dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
+    """The dice with their small twos and threes counted again (:func:`_recount`). Two
+    faces read on one die (a six's two rows, each fitted as a three) are both counted again
+    as that die: a die counted again onto the centre of a die already kept is left out."""
+    out: list[tuple[float, _Die]] = []
+    for diam, d in dice:
+        again = _recount(work, d, dice)
+        if again is not d and any(
+            np.hypot(again.center[0] - o.center[0], again.center[1] - o.center[1])
+            < _SAME_DIE * max(again.size, o.size)
+            for _od, o in out
+        ):
+            continue
+        out.append((diam, again))
+    return out
+
+
 def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
     """``d``, a two or a three, counted again by the single-face counter on a window as big
     as the photo's dice around it. When the counter sees more pips about the same place, its
@@ -744,7 +773,7 @@ def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
     if d.value not in (2, 3):
         return d
     side = float(np.median([o.size for _diam, o in dice if o.value is not None]))
-    if d.size >= _SHORT_FACE * side or side < _SECOND_LEAST_SIDE:
+    if d.size >= _SHORT_FACE * side or side < _RECOUNT_LEAST_SIDE:
         return d
     crop, x0, y0 = window(work, d.center, 0.75 * side)
     face = read_face(crop)
@@ -845,8 +874,8 @@ def _read_scaled(image: Image, scale: float, params: ReaderParams) -> _Scaled:
         scale_x, scale_y = work.shape[1] / w, work.shape[0] / h
     else:
         work, scale_x, scale_y = image, 1.0, 1.0
-    dice, n_candidates, stark_diam = _read_work(work, params)
-    return _Scaled(dice, n_candidates, scale_x, scale_y, work, stark_diam)
+    dice, n_candidates, stark_diam, faces = _read_work(work, params)
+    return _Scaled(dice, n_candidates, scale_x, scale_y, work, stark_diam, faces)
 
 
 def read_bytes(
@@ -979,18 +1008,21 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
     return np.ascontiguousarray(image_bgr)
 
 
-def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int, float]:
+def _read_work(
+    work: Image, params: ReaderParams
+) -> tuple[list[tuple[float, _Die]], int, float, tuple[_Face, ...]]:
     """Find and read dice on the work image: (mean pip diameter, die) pairs, both in its
-    pixels, and the number of pip candidates they came from.
+    pixels, the number of pip candidates they came from, the stark pips' diameter and the
+    faces the dice were chosen from (:func:`_select`; none for a stretched reading).
 
     A photo taken aslant flattens every top face, and its pips, along the direction the
     camera looks; the grid fits want square faces. When the photo's stark pips say so (all
     flattened alike, in one direction), the photo is read again stretched back along that
     direction, and that reading is kept when it reads far more dice.
     """
-    dice, n_candidates, stark = _read_plain(work, params)
+    dice, n_candidates, stark, faces = _read_plain(work, params)
     if stark.aslant is None:
-        return dice, n_candidates, stark.diam
+        return dice, n_candidates, stark.diam, faces
     squash, minor = stark.aslant
     h, w = work.shape[:2]
     stretch, back, size = _stretch(w, h, 1.0 / squash, minor)
@@ -1000,12 +1032,12 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
         ),
         dtype=np.uint8,
     )
-    again, n_again, _again_stark = _read_plain(stretched, params)
+    again, n_again, _again_stark, _again_faces = _read_plain(stretched, params)
     # Kept only when it reads far more: stretched back, the side faces a camera looking
     # aslant sees are as square as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
     if sum(d.value is not None for _diam, d in again) < _ASLANT_GAIN * first + 2:
-        return dice, n_candidates, stark.diam
+        return dice, n_candidates, stark.diam, faces
     shrink = float(np.sqrt(squash))
     mapped = []
     for diam, d in again:
@@ -1021,7 +1053,7 @@ def _read_work(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Di
                 ),
             )
         )
-    return mapped, n_again, stark.diam
+    return mapped, n_again, stark.diam, ()
 
 
 class _Stark(NamedTuple):
@@ -1091,13 +1123,15 @@ def _stretch(
     return forward, backward, (int(np.ceil(extent[0])), int(np.ceil(extent[1])))
 
 
-def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _Die]], int, _Stark]:
+def _read_plain(
+    work: Image, params: ReaderParams
+) -> tuple[list[tuple[float, _Die]], int, _Stark, tuple[_Face, ...]]:
     """:func:`_read_work` without the second look at a photo taken aslant; with what the
     stark pip candidates say (:class:`_Stark`)."""
     planes = make_planes(work)
     cands, speckled = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return [], 0, _Stark(None, None, 0.0)
+        return [], 0, _Stark(None, None, 0.0), ()
     stark = _stark(cands, params, speckled)
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     face_params = _seen_aslant(stark.squash, params)
@@ -1129,8 +1163,24 @@ def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _D
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
     upright = _looks_down_aslant(stark.aslant)
+    faces = tuple(_Face(diam, die, upright) for _colour, _key, diam, die in checked)
+    return _select(faces), len(cands), stark, faces
+
+
+class _Face(NamedTuple):
+    """A face that passed its checks (:func:`_check_face`), in the order faces are chosen."""
+
+    diam: float
+    die: _Die
+    #: The photo looks across the table upright (:func:`_looks_down_aslant`).
+    upright: bool
+
+
+def _select(faces: Sequence[_Face]) -> list[tuple[float, _Die]]:
+    """The dice among checked faces: each face in turn, unless it overlaps a face chosen
+    before or is a side face beside it (:func:`_shadowed`)."""
     dice: list[tuple[float, _Die]] = []
-    for _colour, _key, diam, die in checked:
+    for diam, die, upright in faces:
         below = [k for k, (_od, o) in enumerate(dice) if _above(die, o)] if upright else []
         if below:
             # Seen from the side of the table, a die shows its top face above the side
@@ -1139,7 +1189,19 @@ def _read_plain(work: Image, params: ReaderParams) -> tuple[list[tuple[float, _D
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
         dice.append((diam, die))
-    return dice, len(cands), stark
+    return dice
+
+
+def _without_giants(reading: _Scaled) -> list[tuple[float, _Die]]:
+    """The dice of ``reading`` without "giant faces" (:func:`_drop_giants`), with the faces
+    a giant had overlapped chosen again: a giant face's pips are whole dice, so the dice
+    around and between them were left out as parts of it."""
+    kept = _drop_giants(reading.dice)
+    if len(kept) == len(reading.dice) or not reading.faces:
+        return kept
+    giants = [d for _diam, d in reading.dice if all(d is not k for _kd, k in kept)]
+    faces = [f for f in reading.faces if all(f.die is not g for g in giants)]
+    return _drop_giants(_select(faces))
 
 
 def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:

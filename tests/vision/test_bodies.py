@@ -254,3 +254,27 @@ def test_a_two_or_three_on_a_die_touching_another_is_counted_again(art: SimpleNa
     art.draw_die(plain, (120, 120), SIDE, 3, body=(40, 40, 160), shadow=False)
     on_a_three = three._replace(center=(120.0, 120.0))
     assert _recount(plain, on_a_three, dice) == on_a_three
+
+
+@pytest.mark.parametrize("side", [SIDE, 18])
+def test_a_six_fitted_as_two_threes_is_counted_again_as_one_six(
+    art: SimpleNamespace, side: int
+) -> None:
+    from vision.reader import _Die, _recounted
+
+    img = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(img, (120, 120), side, 6, body=(40, 40, 160), shadow=False)
+    art.draw_die(img, (250, 60), side, 4, body=(40, 40, 160), shadow=False)
+    art.draw_die(img, (250, 180), side, 5, body=(40, 40, 160), shadow=False)
+    art.draw_die(img, (60, 200), side, 1, body=(40, 40, 160), shadow=False)
+    step = 0.27 * side
+    # Each column of the six fitted as a three, its face a third of the die (a die 18 px
+    # wide is as small as nell_byler_d6's dice).
+    left = _Die(3, (120 - step, 120), 3.6 * step / np.sqrt(8), 0.9, ())
+    right = left._replace(center=(120 + step, 120))
+    four = _Die(4, (250.0, 60.0), 3.6 * step, 0.9, ())
+    five = _Die(5, (250.0, 180.0), 3.6 * step, 0.9, ())
+    one = _Die(1, (60.0, 200.0), 3.6 * step, 0.9, ())
+    again = _recounted(img, [(4.0, left), (4.0, four), (4.0, right), (4.0, five), (4.0, one)])
+    assert [d.value for _p, d in again] == [6, 4, 5, 1]
+    assert np.hypot(again[0][1].center[0] - 120, again[0][1].center[1] - 120) < 0.15 * side
