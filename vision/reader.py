@@ -14,7 +14,6 @@ the photo's pixels.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -134,8 +133,6 @@ _NOISE_WINDOW = 200
 #: least die side (work pixels) for asking the second counter.
 _AGREED = 0.75
 _SECOND_LEAST_SIDE = 24.0
-#: Two dice whose centres lie closer than this share of the larger's side are one die.
-_SAME_DIE = 0.35
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
 #: A two or three fitted smaller than this share of the photo's median face is counted
@@ -179,10 +176,10 @@ class _Scaled(NamedTuple):
     work: Image
     #: The diameter of the biggest stark, round pip candidates (0 when there are none).
     stark_diam: float
-    #: Every face that passed its checks, before faces overlapping a bigger-pipped one were
-    #: left out (see :func:`_select`), so that they can be chosen again once a "giant face"
-    #: is dropped; empty when the reading was stretched back from an aslant view.
-    faces: tuple[_Face, ...] = ()
+    #: The faces the dice were chosen from (:func:`_select`), so that they can be chosen
+    #: again once a "giant face" is dropped; None when the reading was stretched back from
+    #: an aslant view.
+    faces: _Checked | None = None
 
 
 def read_array(
@@ -203,7 +200,8 @@ def read_array(
     close_up = _close_up(image, reading, scale, params)
     if close_up is not None:
         scale, reading = close_up
-    n_candidates, scale_x, scale_y, work = reading[1:5]
+    n_candidates, scale_x, scale_y = reading.n_candidates, reading.scale_x, reading.scale_y
+    work = reading.work
     dice = _without_giants(reading)
     # A photo whose first reading left far more pip candidates than dice is grainy or
     # textured: enlarging all of it multiplies the candidates and the time (seconds), not
@@ -225,9 +223,9 @@ def read_array(
                 if noisy:
                     more = _read_windows(image, dice, scale_x, scale_y, big, params)
                 else:
-                    whole, _n, big_x, big_y = _read_scaled(image, big, params)[:4]
-                    fx, fy = scale_x / big_x, scale_y / big_y
-                    more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole]
+                    whole = _read_scaled(image, big, params)
+                    fx, fy = scale_x / whole.scale_x, scale_y / whole.scale_y
+                    more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole.dice]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
     dice = _drop_giants(dice)
     if dice and params.body_dice:
@@ -617,10 +615,10 @@ def _read_windows(
         crop, x0, y0 = window(image, centre, 1.5 * d.size / (0.5 * (scale_x + scale_y)))
         if min(crop.shape[:2]) < 8:
             continue
-        found, _n, wx, wy = _read_scaled(crop, big, params)[:4]
-        fx, fy = scale_x / wx, scale_y / wy
+        found = _read_scaled(crop, big, params)
+        fx, fy = scale_x / found.scale_x, scale_y / found.scale_y
         dx, dy = x0 * scale_x, y0 * scale_y
-        for diam, e in found:
+        for diam, e in found.dice:
             e = _scaled_die(e, fx, fy)
             out.append(
                 (
@@ -741,24 +739,25 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
 def _recounted(work: Image, dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
     """The dice with their small twos and threes counted again (:func:`_recount`). Two
     faces read on one die (a six's two rows, each fitted as a three) are both counted again
-    as that die: a die counted again onto the centre of a die already kept is left out."""
+    as that die: a die counted again onto a die already kept (:func:`_overlaps`) is left out."""
+    sides = [d.size for _diam, d in dice if d.value is not None]
+    if not sides:
+        return dice
+    side = float(np.median(sides))
     out: list[tuple[float, _Die]] = []
     for diam, d in dice:
-        again = _recount(work, d, dice)
-        if again is not d and any(
-            np.hypot(again.center[0] - o.center[0], again.center[1] - o.center[1])
-            < _SAME_DIE * max(again.size, o.size)
-            for _od, o in out
-        ):
+        again = _recount(work, d, side)
+        if again is not d and any(_overlaps(again, o) for _od, o in out):
             continue
         out.append((diam, again))
     return out
 
 
-def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
+def _recount(work: Image, d: _Die, side: float) -> _Die:
     """``d``, a two or a three, counted again by the single-face counter on a window as big
-    as the photo's dice around it. When the counter sees more pips about the same place, its
-    reading is taken if it is sure, and ``d`` is made uncertain if it is not.
+    as the photo's dice (``side``, their median side) around it. When the counter sees more
+    pips about the same place, its reading is taken if it is sure, and ``d`` is made
+    uncertain if it is not.
 
     A two or three is what the pip search leaves of a four, five or six whose other pips it
     missed (faint, or run into a touching die's edge or its own side face). :func:`_more_pips`
@@ -772,7 +771,6 @@ def _recount(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
     """
     if d.value not in (2, 3):
         return d
-    side = float(np.median([o.size for _diam, o in dice if o.value is not None]))
     if d.size >= _SHORT_FACE * side or side < _RECOUNT_LEAST_SIDE:
         return d
     crop, x0, y0 = window(work, d.center, 0.75 * side)
@@ -1010,7 +1008,7 @@ def _validate(image_bgr: npt.NDArray[np.uint8]) -> Image:
 
 def _read_work(
     work: Image, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], int, float, tuple[_Face, ...]]:
+) -> tuple[list[tuple[float, _Die]], int, float, _Checked | None]:
     """Find and read dice on the work image: (mean pip diameter, die) pairs, both in its
     pixels, the number of pip candidates they came from, the stark pips' diameter and the
     faces the dice were chosen from (:func:`_select`; none for a stretched reading).
@@ -1053,7 +1051,7 @@ def _read_work(
                 ),
             )
         )
-    return mapped, n_again, stark.diam, ()
+    return mapped, n_again, stark.diam, None
 
 
 class _Stark(NamedTuple):
@@ -1125,13 +1123,13 @@ def _stretch(
 
 def _read_plain(
     work: Image, params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], int, _Stark, tuple[_Face, ...]]:
+) -> tuple[list[tuple[float, _Die]], int, _Stark, _Checked]:
     """:func:`_read_work` without the second look at a photo taken aslant; with what the
     stark pip candidates say (:class:`_Stark`)."""
     planes = make_planes(work)
     cands, speckled = find_pip_candidates(work, planes, params)
     if len(cands) == 0:
-        return [], 0, _Stark(None, None, 0.0), ()
+        return [], 0, _Stark(None, None, 0.0), _Checked((), False)
     stark = _stark(cands, params, speckled)
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     face_params = _seen_aslant(stark.squash, params)
@@ -1163,24 +1161,25 @@ def _read_plain(
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
     upright = _looks_down_aslant(stark.aslant)
-    faces = tuple(_Face(diam, die, upright) for _colour, _key, diam, die in checked)
+    faces = _Checked(tuple((diam, die) for _colour, _key, diam, die in checked), upright)
     return _select(faces), len(cands), stark, faces
 
 
-class _Face(NamedTuple):
-    """A face that passed its checks (:func:`_check_face`), in the order faces are chosen."""
+class _Checked(NamedTuple):
+    """The faces of one reading that passed their checks (:func:`_check_face`)."""
 
-    diam: float
-    die: _Die
+    #: (mean pip diameter, die) pairs in the order faces are chosen.
+    faces: tuple[tuple[float, _Die], ...]
     #: The photo looks across the table upright (:func:`_looks_down_aslant`).
     upright: bool
 
 
-def _select(faces: Sequence[_Face]) -> list[tuple[float, _Die]]:
+def _select(checked: _Checked) -> list[tuple[float, _Die]]:
     """The dice among checked faces: each face in turn, unless it overlaps a face chosen
     before or is a side face beside it (:func:`_shadowed`)."""
+    upright = checked.upright
     dice: list[tuple[float, _Die]] = []
-    for diam, die, upright in faces:
+    for diam, die in checked.faces:
         below = [k for k, (_od, o) in enumerate(dice) if _above(die, o)] if upright else []
         if below:
             # Seen from the side of the table, a die shows its top face above the side
@@ -1197,11 +1196,11 @@ def _without_giants(reading: _Scaled) -> list[tuple[float, _Die]]:
     a giant had overlapped chosen again: a giant face's pips are whole dice, so the dice
     around and between them were left out as parts of it."""
     kept = _drop_giants(reading.dice)
-    if len(kept) == len(reading.dice) or not reading.faces:
+    if len(kept) == len(reading.dice) or reading.faces is None:
         return kept
     giants = [d for _diam, d in reading.dice if all(d is not k for _kd, k in kept)]
-    faces = [f for f in reading.faces if all(f.die is not g for g in giants)]
-    return _drop_giants(_select(faces))
+    faces = tuple(f for f in reading.faces.faces if all(f[1] is not g for g in giants))
+    return _drop_giants(_select(reading.faces._replace(faces=faces)))
 
 
 def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:
@@ -1250,11 +1249,17 @@ def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> Fac
     return refit
 
 
+def _overlaps(die: _Die, other: _Die) -> bool:
+    """True when ``die``'s centre lies on ``other``'s face: the two are readings of one die."""
+    dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
+    return dist < _OVERLAP * other.size
+
+
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     """True when ``die`` overlaps ``other`` or is a side face beside it (smaller pips, near)."""
-    dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
-    if dist < 0.55 * other.size:
+    if _overlaps(die, other):
         return True
+    dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
     if dist < 0.95 * other.size and diam < 0.85 * other_diam:
         return True
     # Side faces of that die lie within 1.3 of its sides, and their pips are no bigger.
@@ -1287,6 +1292,8 @@ def _foreshortened_towards(die: _Die, point: tuple[float, float]) -> bool:
     return norm > 0 and abs(float(short @ toward)) > _SIDE_AIM * norm
 
 
+#: A die whose centre lies within this share of another's side from its centre is on it.
+_OVERLAP = 0.55
 #: A face next to a bigger one, more foreshortened (its squash below this share of the
 #: other's) and towards it (within acos(_SIDE_AIM)), is a side face.
 _SIDE_SQUASH = 0.85

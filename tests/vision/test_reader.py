@@ -243,27 +243,28 @@ def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
 
 
 def test_the_dice_a_giant_face_overlapped_are_chosen_again_without_it() -> None:
-    from vision.reader import _Die, _Face, _Scaled, _select, _without_giants
+    from vision.reader import _Checked, _Die, _Scaled, _select, _without_giants
 
-    def face(x: float, y: float, size: float, pip: float, value: int = 3) -> _Face:
-        return _Face(pip, _Die(value, (x, y), size, 0.9, ()), False)
+    def face(x: float, y: float, size: float, pip: float, value: int = 3) -> tuple[float, _Die]:
+        return (pip, _Die(value, (x, y), size, 0.9, ()))
 
     # A "two" 120 px wide whose pips are two dark dice, chosen first (its pips are the
     # biggest), hides a real 30 px three lying between its "pips".
     giant = face(200, 100, 120, 26, 2)
     hidden = face(215, 110, 30, 6)
     others = [face(40, 40, 30, 6), face(40, 200, 31, 6.5), face(360, 200, 28, 5.5)]
-    faces = (giant, *others, hidden)
+    faces = _Checked((giant, *others, hidden), False)
     dice = _select(faces)
-    assert all(d is not hidden.die for _p, d in dice)
+    assert all(d is not hidden[1] for _p, d in dice)
     work = np.zeros((1, 1, 3), np.uint8)
     reading = _Scaled(dice, 0, 1.0, 1.0, work, 0.0, faces)
     again = [d for _p, d in _without_giants(reading)]
-    assert again == [f.die for f in (*others, hidden)]
+    assert again == [f[1] for f in (*others, hidden)]
     # Without the checked faces (a reading stretched back from an aslant view) the giant
     # is still dropped; with no giant nothing changes.
-    assert [d for _p, d in _without_giants(reading._replace(faces=()))] == [f.die for f in others]
-    plain = _Scaled(_select((*others, hidden)), 0, 1.0, 1.0, work, 0.0, (*others, hidden))
+    assert [d for _p, d in _without_giants(reading._replace(faces=None))] == [f[1] for f in others]
+    rest = _Checked((*others, hidden), False)
+    plain = _Scaled(_select(rest), 0, 1.0, 1.0, work, 0.0, rest)
     assert _without_giants(plain) == plain.dice
 
 
