@@ -126,10 +126,10 @@ def _blobs_at_scale(
         # The mean minus and plus the level saturate to 0..255 without leaving uint8 (the
         # level as a scalar: no image of it to fill).
         if polarity < 0:
-            level = cv2.subtract(mean, base)  # type: ignore[call-overload]
+            level = cv2.subtract(mean, base)  # type: ignore[call-overload, unused-ignore]
             mask = np.asarray(cv2.compare(gray, level, cv2.CMP_LT), np.uint8)
         else:
-            level = cv2.add(mean, base)  # type: ignore[call-overload]
+            level = cv2.add(mean, base)  # type: ignore[call-overload, unused-ignore]
             mask = np.asarray(cv2.compare(gray, level, cv2.CMP_GT), np.uint8)
         n, labels, st, cents, origin = _components(mask)
         if n <= 1:

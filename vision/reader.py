@@ -1140,19 +1140,27 @@ def _read_plain(
             continue
         fits.extend(fit_cluster(cands, members, params))
     checked = []
-    pending = list(fits)
+    # Each fit with whether only a sure reading of it counts.
+    pending = [(fit, False) for fit in fits]
     while pending:
-        fit = pending.pop()
+        fit, sure_only = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
         if die is None:
             if fit.value == 2:
                 # A rejected pair may be a one with a stray blob beside its pip.
-                pending.extend(single_pip(cands, k) for k in fit.members)
+                pending.extend((single_pip(cands, k), False) for k in fit.members)
             else:
                 refit = _stark_face(fit, cands, params)
                 if refit is not None:
-                    pending.append(refit)
+                    pending.append((refit, False))
             continue
+        if sure_only and die.value is None:
+            continue
+        if fit.value == 2 and _doubtful_two(die, cands.roundness[list(fit.members)]):
+            # A doubtful pair (its pips unlike) may be a one's pip paired with a pip of a
+            # side face or of the die beside it: a sure one there is chosen first when its
+            # pip is the bigger (a top face's pip is seen face-on).
+            pending.extend((single_pip(cands, k), True) for k in fit.members)
         diam = float(np.mean(cands.diam[list(fit.members)]))
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
@@ -1249,6 +1257,14 @@ def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> Fac
     return refit
 
 
+def _doubtful_two(die: _Die, roundness: npt.NDArray[np.float32]) -> bool:
+    """True when a two read as ``die`` from pips of ``roundness`` is doubtful, or its pips
+    are flattened unlike each other: the pips of one face are seen at one angle, so a round
+    pip beside a flattened one is more likely a one's pip beside a side face's."""
+    unlike = float(roundness.min()) < _UNLIKE_PIPS * float(roundness.max())
+    return unlike or die.confidence < _DOUBTFUL_TWO
+
+
 def _overlaps(die: _Die, other: _Die) -> bool:
     """True when ``die``'s centre lies on ``other``'s face: the two are readings of one die."""
     dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
@@ -1301,6 +1317,10 @@ _SIDE_AIM = 0.85
 
 #: Roundness of a lone pip seen straight on or nearly so.
 _ROUND_ONE = 0.75
+#: A two read with less confidence than this, or whose pips' roundness differs by more than
+#: this ratio, may be a one's pip paired with a side face's (see :func:`_doubtful_two`).
+_DOUBTFUL_TWO = 0.75
+_UNLIKE_PIPS = 0.75
 
 
 def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:

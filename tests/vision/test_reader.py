@@ -616,6 +616,24 @@ def test_a_blurred_side_face_is_not_another_die(
     assert [d.value for d in dice] == [3]
 
 
+@pytest.mark.parametrize(("squash", "blur"), [(0.5, 1.5), (0.6, 1.0), (0.4, 1.5)])
+def test_a_ones_pip_paired_with_a_side_faces_pip_is_read_as_the_one(
+    art: SimpleNamespace, squash: float, blur: float
+) -> None:
+    # A one on top, and below it the die's side face (a four) foreshortened and a little
+    # shaded: the one's round pip and the side face's nearest flattened pip lie about a
+    # two's diagonal apart and fit a "two". Pips of one face are flattened alike, so the
+    # round pip is read alone, as the one it is.
+    img = art.background(400, 300, colour=(150, 170, 190))
+    art.draw_die(img, (200, 120), 70, 1, shadow=False)
+    face = art.background(100, 100, colour=(150, 170, 190))
+    art.draw_die(face, (50, 50), 70, 4, shadow=False)
+    side = cv2.resize(face[15:85, 15:85], (70, round(70 * squash)), interpolation=cv2.INTER_AREA)
+    img[155 : 155 + side.shape[0], 165:235] = (side * 0.9).astype(np.uint8)
+    dice = read_array(np.asarray(cv2.GaussianBlur(img, (0, 0), blur), np.uint8))
+    assert [(d.value, _close(d, (200, 120), 70)) for d in dice] == [(1, True)]
+
+
 def _bevelled_light_pip_dice(art: SimpleNamespace, side: float) -> np.ndarray:
     """A four, a five and a six with white pips on grey faces whose wide dark bevels stand
     on a dark floor (dark dice with white pips, lit from above), left to right."""
