@@ -594,15 +594,24 @@ def test_an_underexposed_photo_is_read_as_if_it_were_exposed(art: SimpleNamespac
     assert [d.value for d in read_array(img)] == [1, 3, 5, 2, 4, 6]
 
 
-def _die_with_side_face(art: SimpleNamespace, squash: float, blur: float) -> np.ndarray:
-    """A die's top face (three) seen from above, and below it its side face (two),
-    foreshortened to ``squash`` and shaded, as a camera aslant sees it; blurred."""
+def _die_with_side_face(
+    art: SimpleNamespace,
+    squash: float,
+    blur: float,
+    *,
+    top: int = 3,
+    side_value: int = 2,
+    shade: float = 0.8,
+) -> np.ndarray:
+    """A die's top face (``top``) seen from above, and below it its side face
+    (``side_value``), foreshortened to ``squash`` and shaded to ``shade`` of its light, as a
+    camera aslant sees it; blurred."""
     img = art.background(400, 300, colour=(150, 170, 190))
-    art.draw_die(img, (200, 120), 70, 3, shadow=False)
+    art.draw_die(img, (200, 120), 70, top, shadow=False)
     face = art.background(100, 100, colour=(150, 170, 190))
-    art.draw_die(face, (50, 50), 70, 2, shadow=False)
+    art.draw_die(face, (50, 50), 70, side_value, shadow=False)
     side = cv2.resize(face[15:85, 15:85], (70, round(70 * squash)), interpolation=cv2.INTER_AREA)
-    img[155 : 155 + side.shape[0], 165:235] = (side * 0.8).astype(np.uint8)
+    img[155 : 155 + side.shape[0], 165:235] = (side * shade).astype(np.uint8)
     return np.asarray(cv2.GaussianBlur(img, (0, 0), blur), np.uint8)
 
 
@@ -624,13 +633,8 @@ def test_a_ones_pip_paired_with_a_side_faces_pip_is_read_as_the_one(
     # shaded: the one's round pip and the side face's nearest flattened pip lie about a
     # two's diagonal apart and fit a "two". Pips of one face are flattened alike, so the
     # round pip is read alone, as the one it is.
-    img = art.background(400, 300, colour=(150, 170, 190))
-    art.draw_die(img, (200, 120), 70, 1, shadow=False)
-    face = art.background(100, 100, colour=(150, 170, 190))
-    art.draw_die(face, (50, 50), 70, 4, shadow=False)
-    side = cv2.resize(face[15:85, 15:85], (70, round(70 * squash)), interpolation=cv2.INTER_AREA)
-    img[155 : 155 + side.shape[0], 165:235] = (side * 0.9).astype(np.uint8)
-    dice = read_array(np.asarray(cv2.GaussianBlur(img, (0, 0), blur), np.uint8))
+    img = _die_with_side_face(art, squash, blur, top=1, side_value=4, shade=0.9)
+    dice = read_array(img)
     assert [(d.value, _close(d, (200, 120), 70)) for d in dice] == [(1, True)]
 
 
