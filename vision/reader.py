@@ -1094,14 +1094,24 @@ def _stark(
         diam = float(np.median(d[d >= np.median(d)]))
     if int(stark.sum()) < _ASLANT_PIPS:
         return _Stark(None, None, diam)
-    squash = float(np.median(cands.roundness[stark]))
+    squash, aslant = _flattened(cands.roundness[stark], cands.minor[stark])
+    return _Stark(squash, aslant, diam)
+
+
+def _flattened(
+    roundness: npt.NDArray[np.float32], minor: npt.NDArray[np.float32]
+) -> tuple[float, tuple[float, float] | None]:
+    """The median ``roundness`` of some pips, and ``(squash, direction)`` when they are
+    flattened below ``_ASLANT`` at the median and their shortest widths (``minor``) agree
+    in direction (see :class:`_Stark`), else None."""
+    squash = float(np.median(roundness))
     if squash >= _ASLANT:
-        return _Stark(squash, None, diam)
-    doubled = 2.0 * cands.minor[stark].astype(np.float64)
+        return squash, None
+    doubled = 2.0 * minor.astype(np.float64)
     c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
     if np.hypot(c, s) < _ASLANT_AGREE:
-        return _Stark(squash, None, diam)
-    return _Stark(squash, (max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi), diam)
+        return squash, None
+    return squash, (max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi)
 
 
 def _stretch(
@@ -1140,6 +1150,7 @@ def _read_plain(
             continue
         fits.extend(fit_cluster(cands, members, params))
     checked = []
+    face_pips: set[int] = set()
     # Each fit with whether only a sure reading of it counts.
     pending = [(fit, False) for fit in fits]
     while pending:
@@ -1164,11 +1175,18 @@ def _read_plain(
         diam = float(np.mean(cands.diam[list(fit.members)]))
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
+        face_pips.update(fit.members)
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
     checked.sort(key=lambda t: (t[0], t[1], -t[2]))
-    upright = _looks_down_aslant(stark.aslant)
+    aslant = stark.aslant
+    if aslant is None and len(face_pips) >= _ASLANT_PIPS:
+        # The photo's stark blobs may be mostly other things (a keyboard's keys, a
+        # laptop's ports); the pips of the faces read say how the camera looks too.
+        on_faces = np.fromiter(face_pips, np.intp)
+        aslant = _flattened(cands.roundness[on_faces], cands.minor[on_faces])[1]
+    upright = _looks_down_aslant(aslant)
     faces = _Checked(tuple((diam, die) for _colour, _key, diam, die in checked), upright)
     return _select(faces), len(cands), stark, faces
 
@@ -1188,10 +1206,16 @@ def _select(checked: _Checked) -> list[tuple[float, _Die]]:
     upright = checked.upright
     dice: list[tuple[float, _Die]] = []
     for diam, die in checked.faces:
-        below = [k for k, (_od, o) in enumerate(dice) if _above(die, o)] if upright else []
-        if below:
+        if upright and any(_one_read(o, die) and _above(o, die) for _od, o in dice):
             # Seen from the side of the table, a die shows its top face above the side
-            # face that looks at the camera, however the two are foreshortened.
+            # face that looks at the camera, however the two are foreshortened: a face
+            # right below one chosen before is that die's side face ...
+            continue
+        below = []
+        if upright:
+            below = [k for k, (_od, o) in enumerate(dice) if _one_read(die, o) and _above(die, o)]
+        if below:
+            # ... and a face chosen before right below this one was.
             dice = [pair for k, pair in enumerate(dice) if k not in below]
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
@@ -1209,6 +1233,13 @@ def _without_giants(reading: _Scaled) -> list[tuple[float, _Die]]:
     giants = [d for _diam, d in reading.dice if all(d is not k for _kd, k in kept)]
     faces = tuple(f for f in reading.faces.faces if all(f[1] is not g for g in giants))
     return _drop_giants(_select(reading.faces._replace(faces=faces)))
+
+
+def _one_read(die: _Die, other: _Die) -> bool:
+    """Whether at least one of two faces was read: two faces asked about, one above the
+    other, say nothing of which is a top face (a one's face grown from its pip may take
+    in the floor and look as big as two dice)."""
+    return die.value is not None or other.value is not None
 
 
 def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:

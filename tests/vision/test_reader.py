@@ -763,6 +763,30 @@ def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     assert not _looks_down_aslant(aslant(0.95, 0.5 * np.pi))
 
 
+def test_seen_across_the_table_a_face_below_a_top_face_is_its_side_face() -> None:
+    from vision.reader import _Checked, _Die, _select
+
+    top = _Die(3, (100.0, 100.0), 36.0, 0.9, ())
+    front = _Die(2, (102.0, 140.0), 36.0, 0.9, ())
+    unsure_top = top._replace(value=None)
+    unsure_front = front._replace(value=None)
+    beside = _Die(5, (150.0, 104.0), 36.0, 0.9, ())
+
+    def chosen(*faces: _Die, upright: bool = True) -> list[int | None]:
+        return [d.value for _diam, d in _select(_Checked(tuple((5.0, f) for f in faces), upright))]
+
+    # Whichever of the two faces comes first, the upper one is the die's top face.
+    assert chosen(top, front, beside) == [3, 5]
+    assert chosen(front, top, beside) == [3, 5]
+    # A top face asked about still hides the side face below it ...
+    assert chosen(unsure_top, front) == [None]
+    assert chosen(front, unsure_top) == [None]
+    # ... but two faces asked about, one above the other, say nothing of which is which.
+    assert chosen(unsure_top, unsure_front) == [None, None]
+    # A camera looking straight down shows no side face right below a top face.
+    assert chosen(top, front, upright=False) == [3, 2]
+
+
 def test_pips_no_starker_than_the_grain_around_them_are_no_die(art: SimpleNamespace) -> None:
     from vision.reader import _Die, _salient, _stands_out
 
