@@ -1167,11 +1167,12 @@ def _read_plain(
             continue
         if sure_only and die.value is None:
             continue
-        if fit.value == 2 and _doubtful_two(die, cands.roundness[list(fit.members)]):
+        pair = list(fit.members)
+        if fit.value == 2 and _doubtful_two(die, cands.roundness[pair], cands.diam[pair]):
             # A doubtful pair (its pips unlike) may be a one's pip paired with a pip of a
             # side face or of the die beside it: a sure one there is chosen first when its
             # pip is the bigger (a top face's pip is seen face-on).
-            pending.extend((single_pip(cands, k), True) for k in fit.members)
+            pending.extend((single_pip(cands, k), True) for k in pair)
         diam = float(np.mean(cands.diam[list(fit.members)]))
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
@@ -1288,11 +1289,15 @@ def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> Fac
     return refit
 
 
-def _doubtful_two(die: _Die, roundness: npt.NDArray[np.float32]) -> bool:
-    """True when a two read as ``die`` from pips of ``roundness`` is doubtful, or its pips
-    are flattened unlike each other: the pips of one face are seen at one angle, so a round
-    pip beside a flattened one is more likely a one's pip beside a side face's."""
-    unlike = float(roundness.min()) < _UNLIKE_PIPS * float(roundness.max())
+def _doubtful_two(
+    die: _Die, roundness: npt.NDArray[np.float32], diam: npt.NDArray[np.float32]
+) -> bool:
+    """True when a two read as ``die`` from pips of ``roundness`` and ``diam`` is doubtful,
+    or its pips are flattened unlike each other: the pips of one face are seen at one
+    angle, so a round pip beside a flattened one is more likely a one's pip beside a side
+    face's (told only of pips wide enough for their shape to be measured)."""
+    measurable = float(diam.max()) >= _SHAPED_PIP
+    unlike = measurable and float(roundness.min()) < _UNLIKE_PIPS * float(roundness.max())
     return unlike or die.confidence < _DOUBTFUL_TWO
 
 
@@ -1352,6 +1357,9 @@ _ROUND_ONE = 0.75
 #: this ratio, may be a one's pip paired with a side face's (see :func:`_doubtful_two`).
 _DOUBTFUL_TWO = 0.75
 _UNLIKE_PIPS = 0.75
+#: Least diameter (work pixels) of a pip whose roundness tells its shape: a blob a few
+#: pixels wide is as round as its pixels fall.
+_SHAPED_PIP = 8.0
 
 
 def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:

@@ -638,6 +638,21 @@ def test_a_ones_pip_paired_with_a_side_faces_pip_is_read_as_the_one(
     assert [(d.value, _close(d, (200, 120), 70)) for d in dice] == [(1, True)]
 
 
+def test_only_pips_wide_enough_to_show_their_shape_make_a_two_doubtful() -> None:
+    from vision.reader import _Die, _doubtful_two
+
+    sure = _Die(2, (50.0, 50.0), 40.0, 0.98, ())
+    unlike = np.array([0.71, 1.0], np.float32)
+    # A round pip beside a flattened one: doubtful when the pips are wide enough to tell ...
+    assert _doubtful_two(sure, unlike, np.array([12.0, 10.0], np.float32))
+    # ... not when they are a few pixels wide (their roundness is how the pixels fall) ...
+    assert not _doubtful_two(sure, unlike, np.array([6.1, 6.2], np.float32))
+    # ... while a two read with little confidence is doubtful at any size.
+    alike = np.array([0.9, 0.95], np.float32)
+    assert _doubtful_two(sure._replace(confidence=0.66), alike, np.array([6.0, 6.0], np.float32))
+    assert not _doubtful_two(sure, alike, np.array([12.0, 12.0], np.float32))
+
+
 def _bevelled_light_pip_dice(art: SimpleNamespace, side: float) -> np.ndarray:
     """A four, a five and a six with white pips on grey faces whose wide dark bevels stand
     on a dark floor (dark dice with white pips, lit from above), left to right."""
