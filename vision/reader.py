@@ -1256,7 +1256,9 @@ def _above(die: _Die, other: _Die) -> bool:
     dx, dy = die.center[0] - other.center[0], die.center[1] - other.center[1]
     dist = float(np.hypot(dx, dy))
     side = min(die.size, other.size)
-    return 0.55 * side <= dist < _SIDE_REACH * side and -dy > 0.8 * dist
+    # A side face hangs from its top face's edge: how far it reaches is told by the top
+    # face's side (the lower face may be a partial layout fitted smaller).
+    return 0.55 * side <= dist < _SIDE_REACH * die.size and -dy > 0.8 * dist
 
 
 def _seen_aslant(squash: float | None, params: ReaderParams) -> ReaderParams:

@@ -800,6 +800,10 @@ def test_seen_across_the_table_a_face_below_a_top_face_is_its_side_face() -> Non
     assert chosen(unsure_top, unsure_front) == [None, None]
     # A camera looking straight down shows no side face right below a top face.
     assert chosen(top, front, upright=False) == [3, 2]
+    # A side face read as part of its layout (fitted smaller) reaches as far as its top
+    # face's side says.
+    partial = _Die(4, (102.0, 145.0), 26.0, 0.9, ())
+    assert chosen(top, partial) == [3]
 
 
 def test_pips_no_starker_than_the_grain_around_them_are_no_die(art: SimpleNamespace) -> None:
