@@ -1167,13 +1167,13 @@ def _read_plain(
             continue
         if sure_only and die.value is None:
             continue
-        pair = list(fit.members)
-        if fit.value == 2 and _doubtful_two(die, cands.roundness[pair], cands.diam[pair]):
+        pips = list(fit.members)
+        if fit.value == 2 and _doubtful_two(die, cands.roundness[pips], cands.diam[pips]):
             # A doubtful pair (its pips unlike) may be a one's pip paired with a pip of a
             # side face or of the die beside it: a sure one there is chosen first when its
             # pip is the bigger (a top face's pip is seen face-on).
-            pending.extend((single_pip(cands, k), True) for k in pair)
-        diam = float(np.mean(cands.diam[list(fit.members)]))
+            pending.extend((single_pip(cands, k), True) for k in pips)
+        diam = float(np.mean(cands.diam[pips]))
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
         face_pips.update(fit.members)
@@ -1203,7 +1203,8 @@ class _Checked(NamedTuple):
 
 def _select(checked: _Checked) -> list[tuple[float, _Die]]:
     """The dice among checked faces: each face in turn, unless it overlaps a face chosen
-    before or is a side face beside it (:func:`_shadowed`)."""
+    before or is a side face beside it (:func:`_shadowed`); in a photo taken across the
+    table, of two faces one right above the other (:func:`_above`) the upper is chosen."""
     upright = checked.upright
     dice: list[tuple[float, _Die]] = []
     for diam, die in checked.faces:
@@ -1252,7 +1253,8 @@ def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:
 
 def _above(die: _Die, other: _Die) -> bool:
     """True when ``die`` sits right above ``other`` as a die's top face above its front
-    face: beside it (not over it), within ``_SIDE_REACH`` sides, mostly upwards."""
+    face: beside it (not over it), within ``_SIDE_REACH`` of ``die``'s side, mostly
+    upwards."""
     dx, dy = die.center[0] - other.center[0], die.center[1] - other.center[1]
     dist = float(np.hypot(dx, dy))
     side = min(die.size, other.size)
@@ -1355,8 +1357,9 @@ _SIDE_AIM = 0.85
 
 #: Roundness of a lone pip seen straight on or nearly so.
 _ROUND_ONE = 0.75
-#: A two read with less confidence than this, or whose pips' roundness differs by more than
-#: this ratio, may be a one's pip paired with a side face's (see :func:`_doubtful_two`).
+#: A two read with less confidence than ``_DOUBTFUL_TWO``, or whose less round pip is below
+#: ``_UNLIKE_PIPS`` of the other's roundness, may be a one's pip paired with a side face's
+#: (see :func:`_doubtful_two`).
 _DOUBTFUL_TWO = 0.75
 _UNLIKE_PIPS = 0.75
 #: Least diameter (work pixels) of a pip whose roundness tells its shape: a blob a few
