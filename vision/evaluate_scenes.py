@@ -12,7 +12,8 @@ leaning recall for tilts of 8-15 and of 15 degrees or more, flat dice wrongly fl
 leaning, off-tray recall, floor dice wrongly flagged off-tray, faces read right and faces
 given a wrong value (not left uncertain) on flat in-tray dice, and detection recall (true
 dice matched by a reading). ``--oracle`` places the dice from the ground truth instead of
-reading them, to measure the flags alone.
+reading them, to measure the flags alone. Without it each photo is read from its file's bytes
+as ``dice-companion read`` reads it (a photo of 1920 px or more decoded at a reduced size).
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def evaluate_scene_dir(
     ``dice``, ``extra_readings`` and ``mean_ms`` (read plus flags per photo) are counts.
     ``failures``, when given, collects one record per wrong flag or missed flag.
     """
-    from vision.reader import read_flagged
+    from vision.reader import read_bytes
 
     root = Path(path)
     counts = {k: _Count() for k in TARGETS}
@@ -161,17 +162,27 @@ def evaluate_scene_dir(
     files = scene_files(root)
     for jf in files:
         truth = json.loads(jf.read_text())
-        loaded = cv2.imread(str(jf.parent / truth["image"]), cv2.IMREAD_COLOR)
-        if loaded is None:
-            continue
-        image = np.asarray(loaded, np.uint8)
-        start = time.perf_counter()
+        image_path = jf.parent / truth["image"]
         if oracle:
-            result = apply_flags(image, oracle_dice(truth), profile=calibration)
+            loaded = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+            if loaded is None:
+                continue
+            start = time.perf_counter()
+            flagged = apply_flags(
+                np.asarray(loaded, np.uint8), oracle_dice(truth), profile=calibration
+            )
+            elapsed.append((time.perf_counter() - start) * 1000.0)
+            dice = flagged.dice
         else:
-            result = read_flagged(image, profile=calibration)
-        elapsed.append((time.perf_counter() - start) * 1000.0)
-        dice = result.dice
+            # As the ``read`` command and the web app read a photo: from its bytes, a
+            # large one decoded at a reduced size.
+            try:
+                data = image_path.read_bytes()
+            except OSError:
+                continue
+            reading = read_bytes(data, profile=calibration)
+            elapsed.append(reading.elapsed_ms)
+            dice = reading.dice
         pairs = match(truth["dice"], dice)
         matched = {i: j for i, j in pairs}
         extra += len(dice) - len(pairs)
