@@ -183,6 +183,12 @@ def find_body_dice(
             found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
             continue
         if i in holders:
+            if area >= _PAIR_AREA * expected and _elongated(labels, stats[i], i):
+                # A read die with another one beside it: a lone die's blob holds its
+                # shadow and side faces, so two dice side by side, shading each other, may
+                # have less than twice its area, but they never make a square. Each holds
+                # half the blob.
+                found.extend(cluster(stats[i], i, side=float(np.sqrt(0.5 * area))))
             continue
         x, y, cw, ch = (int(v) for v in stats[i, :4])
         if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
@@ -355,6 +361,22 @@ def _lone(
         return None
     centre = ((x + float(bx)) / scale, (y + float(by)) / scale)
     return LoneBody(float(angle) % 90.0, float(np.sqrt(ra * rb)) / scale, centre)
+
+
+#: A blob holding one read die, at least this share of a lone die's blob and elongated
+#: (its least rectangle this many times longer than wide), holds another die beside it.
+_PAIR_AREA = 1.2
+_PAIR_RATIO = 1.5
+
+
+def _elongated(
+    labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
+) -> bool:
+    """Whether a blob's least rotated rectangle is ``_PAIR_RATIO`` times longer than wide."""
+    x, y, cw, ch = (int(v) for v in stat[:4])
+    comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
+    _outline, _hull, (_centre, (ra, rb), _ang) = _shape(comp)
+    return min(ra, rb) > 0 and max(ra, rb) >= _PAIR_RATIO * min(ra, rb)
 
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:

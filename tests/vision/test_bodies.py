@@ -60,6 +60,24 @@ def test_a_die_touching_a_read_die_is_found(art: SimpleNamespace) -> None:
     assert np.hypot(found[0].center[0] - 161, found[0].center[1] - 262) < 0.25 * SIDE
 
 
+def test_a_die_beside_a_read_die_is_found_where_lone_dice_cast_long_shadows(
+    art: SimpleNamespace,
+) -> None:
+    # Lit from aside, a lone die's blob holds its long shadow; two dice side by side shade
+    # each other, so their blob has less than twice a lone die's area, but is not square.
+    img = art.background(480, 360, colour=(200, 205, 210))
+    lone = [((90, 90), 5), ((390, 90), 2), ((90, 270), 4)]
+    pair = [((240, 240), 3), ((281, 240), 6)]
+    for (x, y), _v in lone:
+        cv2.rectangle(img, (x - 20, y - 20), (x + 30, y + 30), (60, 60, 60), -1)
+    for centre, value in lone + pair:
+        art.draw_die(img, centre, SIDE, value, body=(40, 40, 160), shadow=False)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in [*lone, pair[0]]]
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
+    assert [b.value for b in found] == [6]
+    assert np.hypot(found[0].center[0] - 281, found[0].center[1] - 240) < 0.25 * SIDE
+
+
 def test_the_reader_adds_body_dice_only_when_asked(art: SimpleNamespace) -> None:
     from vision.params import DEFAULTS
 
