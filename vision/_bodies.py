@@ -183,11 +183,16 @@ def find_body_dice(
             found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
             continue
         if i in holders:
-            if area >= _PAIR_AREA * expected and _elongated(labels, stats[i], i):
+            if (
+                len(single) >= 2
+                and area >= _PAIR_AREA * expected
+                and _elongated(labels, stats[i], i, expected)
+            ):
                 # A read die with another one beside it: a lone die's blob holds its
                 # shadow and side faces, so two dice side by side, shading each other, may
                 # have less than twice its area, but they never make a square. Each holds
-                # half the blob.
+                # half the blob. Only where lone dice's blobs say how big and how square a
+                # die's blob is here: a die seen aslant has a long blob of its own.
                 found.extend(cluster(stats[i], i, side=float(np.sqrt(0.5 * area))))
             continue
         x, y, cw, ch = (int(v) for v in stats[i, :4])
@@ -364,19 +369,26 @@ def _lone(
 
 
 #: A blob holding one read die, at least this share of a lone die's blob and elongated
-#: (its least rectangle this many times longer than wide), holds another die beside it.
+#: (its least rectangle this many times longer than wide, and as long as this many lone
+#: dice's blobs), holds another die beside it. A die seen aslant has a blob as elongated
+#: (its top and front faces), but so have the lone dice of that photo.
 _PAIR_AREA = 1.2
 _PAIR_RATIO = 1.5
 
 
 def _elongated(
-    labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
+    labels: npt.NDArray[np.integer[Any]],
+    stat: npt.NDArray[np.integer[Any]],
+    label: int,
+    lone_area: float,
 ) -> bool:
-    """Whether a blob's least rotated rectangle is ``_PAIR_RATIO`` times longer than wide."""
+    """Whether a blob's least rotated rectangle is ``_PAIR_RATIO`` times longer than wide
+    and than the side of a lone die's blob of ``lone_area``."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
     _outline, _hull, (_centre, (ra, rb), _ang) = _shape(comp)
-    return min(ra, rb) > 0 and max(ra, rb) >= _PAIR_RATIO * min(ra, rb)
+    long, short = max(ra, rb), min(ra, rb)
+    return short > 0 and long >= _PAIR_RATIO * max(short, float(np.sqrt(lone_area)))
 
 
 def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:

@@ -78,6 +78,19 @@ def test_a_die_beside_a_read_die_is_found_where_lone_dice_cast_long_shadows(
     assert np.hypot(found[0].center[0] - 281, found[0].center[1] - 240) < 0.25 * SIDE
 
 
+def test_a_lone_die_seen_aslant_is_not_split_into_two(art: SimpleNamespace) -> None:
+    # Its top face and, below it, its front face make one long blob; with no other lone die
+    # to say how long a die's blob is in this photo, the front face is not another die.
+    img = art.background(400, 300, colour=(200, 205, 210))
+    art.draw_die(img, (200, 110), SIDE, 3, body=(40, 40, 160), shadow=False)
+    face = art.background(80, 80, colour=(200, 205, 210))
+    art.draw_die(face, (40, 40), SIDE, 4, body=(40, 40, 160), shadow=False)
+    front = cv2.resize(face[20:60, 20:60], (SIDE, round(0.7 * SIDE)))
+    img[130 : 130 + front.shape[0], 180:220] = (0.85 * front).astype(np.uint8)
+    taken = [(200.0, 110.0, 0.75 * SIDE)]
+    assert find_body_dice(img, 0.75 * SIDE, taken).dice == []
+
+
 def test_the_reader_adds_body_dice_only_when_asked(art: SimpleNamespace) -> None:
     from vision.params import DEFAULTS
 
