@@ -30,6 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.errors import VisionError
 from vision.flags import apply_flags
 from vision.result import DieReading
 
@@ -177,10 +178,9 @@ def evaluate_scene_dir(
             # As the ``read`` command and the web app read a photo: from its bytes, a
             # large one decoded at a reduced size.
             try:
-                data = image_path.read_bytes()
-            except OSError:
-                continue
-            reading = read_bytes(data, profile=calibration)
+                reading = read_bytes(image_path.read_bytes(), profile=calibration)
+            except (OSError, VisionError):
+                continue  # a missing or unreadable image, skipped as before
             elapsed.append(reading.elapsed_ms)
             dice = reading.dice
         pairs = match(truth["dice"], dice)

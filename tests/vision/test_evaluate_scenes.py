@@ -85,6 +85,17 @@ def test_a_flat_die_read_with_another_value_counts_as_misread(tmp_path: Path) ->
     assert evaluate_scene_dir(tmp_path, oracle=True)["face_misread_flat"]["hit"] == 0
 
 
+def test_an_unreadable_photo_is_skipped_and_the_others_measured(tmp_path: Path) -> None:
+    _scene(tmp_path)
+    truth = json.loads((tmp_path / "scene_000001.json").read_text())
+    truth["image"] = "scene_000002.jpg"
+    (tmp_path / "scene_000002.json").write_text(json.dumps(truth))
+    (tmp_path / "scene_000002.jpg").write_bytes(b"not a photo")
+    result = evaluate_scene_dir(tmp_path)
+    assert result["scenes"] == 2
+    assert result["dice"] == 3  # the readable scene's dice only
+
+
 def test_matching_is_one_to_one_by_silhouette() -> None:
     truth = [
         {"center": [10, 10], "silhouette": [[0, 0], [20, 0], [20, 20], [0, 20]]},
