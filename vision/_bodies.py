@@ -153,7 +153,9 @@ def find_body_dice(
     ]
     single = [float(stats[i, cv2.CC_STAT_AREA]) for i, c in holders.items() if c == 1]
     guess = (_BODY_SIDE_PER_FACE * die_side * scale) ** 2
-    if len(single) >= 2:
+    # Lone dice's blobs say how big (and how square) a die's blob is in this photo.
+    from_lone = len(single) >= 2
+    if from_lone:
         expected = float(np.median(single))
     else:
         # Too few lone dice read: the die-shaped blobs of the photo measure a die better
@@ -176,23 +178,24 @@ def find_body_dice(
     )
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
-        if i in holders and _AREA_RANGE[1] * expected < area:
-            # Dice touching a die already read: one die at each peak of the blob.
-            # A blob far bigger than a few dice is a wall, a rim or a shadow with dice
-            # against it: only beside the dice read there is a die likely.
-            found.extend(cluster(stats[i], i, beside_taken=area > _MAX_CLUSTER * expected))
-            continue
         if i in holders:
-            if (
-                len(single) >= 2
+            if _AREA_RANGE[1] * expected < area:
+                # Dice touching a die already read: one die at each peak of the blob.
+                # A blob far bigger than a few dice is a wall, a rim or a shadow with dice
+                # against it: only beside the dice read there is a die likely.
+                beside = area > _MAX_CLUSTER * expected
+                found.extend(cluster(stats[i], i, beside_taken=beside))
+            elif (
+                holders[i] == 1
+                and from_lone
                 and area >= _PAIR_AREA * expected
                 and _elongated(labels, stats[i], i, expected)
             ):
-                # A read die with another one beside it: a lone die's blob holds its
-                # shadow and side faces, so two dice side by side, shading each other, may
-                # have less than twice its area, but they never make a square. Each holds
-                # half the blob. Only where lone dice's blobs say how big and how square a
-                # die's blob is here: a die seen aslant has a long blob of its own.
+                # One read die with another beside it: a lone die's blob holds its shadow
+                # and side faces, so two dice side by side, shading each other, may have
+                # less than twice its area, but they never make a square. Each holds half
+                # the blob. Only where lone dice's blobs say what a die's blob is here: a
+                # die seen aslant has a long blob of its own.
                 found.extend(cluster(stats[i], i, side=float(np.sqrt(0.5 * area))))
             continue
         x, y, cw, ch = (int(v) for v in stats[i, :4])
@@ -351,6 +354,17 @@ def _shape(
     return outline, hull, cv2.minAreaRect(hull)
 
 
+def _least_rect(
+    labels: npt.NDArray[np.integer[Any]], stat: npt.NDArray[np.integer[Any]], label: int
+) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """The least rotated rectangle around blob ``label`` (its row of stats ``stat``):
+    ``((cx, cy), (w, h), angle)``, the centre in the labels' pixels."""
+    x, y, cw, ch = (int(v) for v in stat[:4])
+    comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
+    _outline, _hull, ((bx, by), (ra, rb), angle) = _shape(comp)
+    return (x + float(bx), y + float(by)), (float(ra), float(rb)), float(angle)
+
+
 def _lone(
     labels: npt.NDArray[np.integer[Any]],
     stat: npt.NDArray[np.integer[Any]],
@@ -359,12 +373,10 @@ def _lone(
 ) -> LoneBody | None:
     """A lone die's body (blob pixels are ``scale`` times the work image's); None if it is
     not square."""
-    x, y, cw, ch = (int(v) for v in stat[:4])
-    comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
-    _outline, _hull, ((bx, by), (ra, rb), angle) = _shape(comp)
+    (bx, by), (ra, rb), angle = _least_rect(labels, stat, label)
     if min(ra, rb) < 4.0 or max(ra, rb) > _SQUARE * min(ra, rb):
         return None
-    centre = ((x + float(bx)) / scale, (y + float(by)) / scale)
+    centre = (float(bx) / scale, float(by) / scale)
     return LoneBody(float(angle) % 90.0, float(np.sqrt(ra * rb)) / scale, centre)
 
 
@@ -384,9 +396,7 @@ def _elongated(
 ) -> bool:
     """Whether a blob's least rotated rectangle is ``_PAIR_RATIO`` times longer than wide
     and than the side of a lone die's blob of ``lone_area``."""
-    x, y, cw, ch = (int(v) for v in stat[:4])
-    comp = (labels[y : y + ch, x : x + cw] == label).astype(np.uint8)
-    _outline, _hull, (_centre, (ra, rb), _ang) = _shape(comp)
+    _centre, (ra, rb), _angle = _least_rect(labels, stat, label)
     long, short = max(ra, rb), min(ra, rb)
     return short > 0 and long >= _PAIR_RATIO * max(short, float(np.sqrt(lone_area)))
 
