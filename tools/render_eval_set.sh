@@ -3,7 +3,7 @@
 # (mixed, leaning, off-tray, frame-edge, corner and touching cases), at SPP samples (default
 # 8; at 32 the path tracer's grain is much finer, nearer a phone's).
 # Usage: tools/render_eval_set.sh OUT_DIR [SPP] [WIDTHxHEIGHT] [ROUNDS]
-#   SIZE (default 800x600): 2016x1512 is half a 12-megapixel phone photo's size, and the
+#   WIDTHxHEIGHT (default 800x600): 2016x1512 is half a 12-megapixel phone photo's size, and the
 #   reader decodes both to the same 1008x756 (30-80 s a scene at 16 samples, both cores).
 #   ROUNDS (default 10, the whole set): only the first ROUNDS of the first loop's ten
 #   rounds, 20 scenes each in the set's proportions (3 rounds: the first 60 scenes).
