@@ -84,6 +84,12 @@ _RECOUNT_HALF = 0.75
 #: ... and when that count sees more pips but is unsure, the die keeps this confidence (a
 #: coin toss: below any least confidence for a value, so it is reported uncertain).
 DOUBTED = 0.5
+#: Dice squeezed between dice read (see :func:`_read_cluster`): a grid of windows this many
+#: dice apart, where at least this share of a die is left of the blob around, each
+#: confirmed in a window reaching this share of a die around its pips.
+_SCAN_STEP = 0.3
+_SCAN_MIN_DIST = 0.15
+_SCAN_RECOUNT_HALF = 0.6
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -464,6 +470,22 @@ def _read_cluster(
         _c, _l, centres = cv2.kmeans(pts, heap, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
         xs, ys = np.round(centres[:, 0]).astype(int), np.round(centres[:, 1]).astype(int)
         order = np.arange(heap)
+    n_peaks = len(order)
+    if heap < 2 and (
+        not beside_taken
+        or _compact(labels[y : y + ch, x : x + cw] == label, float(stat[cv2.CC_STAT_AREA]))
+    ):
+        # A die squeezed between dice already read has no peak of its own: windows on a grid
+        # over what is left of the blob follow the peaks, each kept only when a count
+        # centred on its pips agrees (below). Not along a wall or a rim (a long blob, or one
+        # wrapped round the tray), whose marks a grid of windows would read as dice.
+        grid = np.zeros_like(peaks)
+        step = max(2, int(_SCAN_STEP * side))
+        grid[::step, ::step] = True
+        gys, gxs = np.nonzero(grid & ~peaks & (dist >= _SCAN_MIN_DIST * side))
+        g = np.argsort(-dist[gys, gxs], kind="stable")
+        ys, xs = np.concatenate([ys[order], gys[g]]), np.concatenate([xs[order], gxs[g]])
+        order = np.arange(len(ys))
     for i in order:
         px, py = int(xs[i]), int(ys[i])
         cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
@@ -494,6 +516,17 @@ def _read_cluster(
                 value, confidence = again.value, min(confidence, float(again.confidence))
                 pips = np.array(again.pips, np.float32)
                 fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        elif i >= n_peaks:
+            # A grid window may hold a die's corner and a neighbour's pips: the count must
+            # hold in a tight window centred on the pips read. A lone pip found so is as
+            # likely the one strong pip of a faint four, or a mark on a cable or a label.
+            bx = round((fx + 0.5) * scale - 0.5) - x + 1
+            by = round((fy + 0.5) * scale - 0.5) - y + 1
+            if value <= 2 or not (0 <= bx < cw + 2 and 0 <= by < ch + 2 and comp[by, bx]):
+                continue  # a lone pip, or pips between dice read: of two neighbours
+            again = read_face(window(work, (fx, fy), _SCAN_RECOUNT_HALF * s)[0], hint_size_px=s)
+            if again.value != value or again.confidence < min_confidence:
+                continue
         box = cv2.boxPoints(((fx, fy), (s, s), 0.0))
         out.append(
             BodyDie(

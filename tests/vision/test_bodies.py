@@ -78,6 +78,21 @@ def test_a_die_beside_a_read_die_is_found_where_lone_dice_cast_long_shadows(
     assert np.hypot(found[0].center[0] - 281, found[0].center[1] - 240) < 0.25 * SIDE
 
 
+@pytest.mark.parametrize("value", [3, 4, 5, 6])
+def test_a_die_hemmed_in_by_read_dice_is_found(art: SimpleNamespace, value: int) -> None:
+    # Read dice left, right and above it: with their bodies cut out of the blob, what is
+    # left of it has no peak of its own; a window on the grid over it reads it.
+    img = art.background(480, 360, colour=(200, 205, 210))
+    lone = [((60, 60), 3), ((420, 60), 2), ((60, 320), 4), ((420, 320), 1)]
+    around = [((150, 180), 5), ((232, 180), 4), ((191, 139), 2)]
+    for centre, v in [*lone, *around, ((191, 180), value)]:
+        art.draw_die(img, centre, SIDE, v, body=(40, 40, 160))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in [*lone, *around]]
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
+    assert [b.value for b in found] == [value]
+    assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 180) < 0.25 * SIDE
+
+
 def test_a_lone_die_seen_aslant_is_not_split_into_two(art: SimpleNamespace) -> None:
     # Its top face and, below it, its front face make one long blob; with no other lone die
     # to say how long a die's blob is in this photo, the front face is not another die.
