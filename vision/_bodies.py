@@ -16,6 +16,7 @@ layout, so it adds nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision._count import read_face
+from vision._count import FaceCount, read_face
 
 Image = npt.NDArray[np.uint8]
 
@@ -233,7 +234,7 @@ def find_body_dice(
         m = 0.2 * max(cw, ch) + 2
         x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
         x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
-        face = read_face(np.ascontiguousarray(work[y0:y1, x0:x1]))
+        face = _doubted(read_face(np.ascontiguousarray(work[y0:y1, x0:x1])))
         if face.value is None or face.confidence < min_confidence or not face.pips:
             unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
             continue
@@ -495,7 +496,7 @@ def _read_cluster(
         crop, x0, y0 = window(work, (cx, cy), half)
         if min(crop.shape[:2]) < 1.2 * half:
             continue
-        face = read_face(crop, hint_size_px=side / scale)
+        face = _doubted(read_face(crop, hint_size_px=side / scale))
         if face.value is None or face.confidence < min_confidence or not face.pips:
             continue
         pips = np.array(face.pips, np.float32)
@@ -539,6 +540,15 @@ def _read_cluster(
             )
         )
     return out
+
+
+def _doubted(face: FaceCount) -> FaceCount:
+    """``face``, or when it was refused only for an empty pip place that looks like a pip,
+    the face its pips fit at a coin toss's confidence: the die is there, and is reported
+    uncertain rather than left out."""
+    if face.value is None and face.suspect is not None:
+        return replace(face, value=face.suspect, confidence=min(face.confidence, DOUBTED))
+    return face
 
 
 def window(work: Image, centre: tuple[float, float], half: float) -> tuple[Image, int, int]:

@@ -6,7 +6,9 @@ that touching pips and a logo ring around a 1 pip come apart, then picks the gro
 blobs of one size, one colour and similar contrast that sits on the 3x3 grid of a
 standard face. Faint see-through pips, squashed side-face pips and blobs at the crop
 border drop out of that group; a face whose group fits no standard pattern, or whose
-reading is ambiguous, comes back with ``value=None`` and the reason.
+reading is ambiguous, comes back with ``value=None`` and the reason. So does a two or three
+with a pip-like mark on one of its empty pip places (a pip too smeared or faint to count):
+its ``suspect`` says what the counted pips fit.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ _LEVELS = np.linspace(0.2, 0.9, 8)  # thresholds as fractions of the strongest c
 _MAX_RESIDUAL = 0.24  # rms distance of pips from their grid nodes, in grid steps
 _MIN_SCORE = {1: 0.2, 2: 0.4}  # the weakest fit accepted for these values
 _MAX_GRID_TURN_DEG = 28.0  # pip grid vs the die silhouette's sides (perspective, side faces)
+#: An empty pip place of a two or three that differs from the face by this share of its
+#: faintest pip's contrast may hide a pip (see :func:`_pip_may_be_missing`); at 0.5 the
+#: back faces' pips seen through translucent dice set it off.
+_GHOST = 0.7
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,9 @@ class FaceCount:
     confidence: float
     pips: tuple[tuple[float, float, float], ...] = ()
     reason: str = ""
+    #: With ``value`` None: the face the pips fit, when it was refused only because an empty
+    #: pip place of that face looks like a pip (the face may be a fainter four, five or six).
+    suspect: int | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +152,14 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
             if result.value is not None and best is not None:
                 if _glare_hides_a_pip(lab, best, float(colours[0][0])):
                     return FaceCount(None, result.confidence, result.pips, "glare spot on the face")
+                if _pip_may_be_missing(lab, best, face):
+                    return FaceCount(
+                        None,
+                        result.confidence,
+                        result.pips,
+                        "an empty pip place looks like a pip",
+                        suspect=result.value,
+                    )
                 break
     return result
 
@@ -163,6 +180,38 @@ def _glare_hides_a_pip(lab: np.ndarray, fit: _Fit, face_l: float) -> bool:
         if math.hypot(x - fit.centre[0], y - fit.centre[1]) > reach:
             continue
         if all(math.hypot(x - b.x, y - b.y) > 0.6 * diam for b in fit.blobs):
+            return True
+    return False
+
+
+def _pip_may_be_missing(lab: np.ndarray, fit: _Fit, face: FloatArray) -> bool:
+    """True when a two or a three has an empty pip place (the other diagonal's corners, a
+    two's centre) that differs from the face nearly as much as its faintest pip does: a
+    four, five or six whose other pips are fainter than the counted ones. (A four's empty
+    places checked the same way cost as many right fours as wrong sixes on the shared sets.)"""
+    if fit.value not in (2, 3):
+        return False
+    pts = np.array([(b.x, b.y) for b in fit.blobs], np.float64)
+    far = max(
+        itertools.combinations(range(len(pts)), 2),
+        key=lambda ij: float(np.hypot(*(pts[ij[0]] - pts[ij[1]]))),
+    )
+    a, b = pts[far[0]], pts[far[1]]
+    mid = (a + b) / 2
+    half = (b - a) / 2
+    other = np.array([-half[1], half[0]])
+    places = [mid + other, mid - other] + ([mid] if fit.value == 2 else [])
+    diam = float(np.median([bl.diameter for bl in fit.blobs]))
+    faintest = min(bl.peak for bl in fit.blobs)
+    h, w = lab.shape[:2]
+    r = max(1, round(0.3 * diam))
+    for px, py in places:
+        x, y = round(px), round(py)
+        if x - r < 0 or y - r < 0 or x + r >= w or y + r >= h:
+            continue
+        patch = lab[y - r : y + r + 1, x - r : x + r + 1].reshape(-1, 3).astype(np.float64)
+        dist = float(np.linalg.norm(np.median(patch, axis=0) - face))
+        if dist >= _GHOST * faintest:
             return True
     return False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -197,6 +198,28 @@ def test_a_glare_spot_over_a_pip_is_uncertain_never_a_wrong_value() -> None:
     assert result.value in (None, 5), result
     if result.value is None:
         assert result.reason
+
+
+def test_a_four_whose_other_two_pips_are_smeared_is_not_read_as_a_two(
+    art: SimpleNamespace,
+) -> None:
+    # The other diagonal's pips are there, but not round enough to be counted: a two read
+    # from the round ones would be a silent misread. The face is refused, with the two its
+    # pips fit kept as the suspect.
+    img = art.background(120, 120, colour=(90, 140, 90))
+    art.draw_die(img, (60, 60), 64, 2, shadow=False)
+    two = art.pip_places((60, 60), 64, 2)
+    for px, py in art.pip_places((60, 60), 64, 4):
+        if min(math.hypot(px - qx, py - qy) for qx, qy in two) > 5:
+            cv2.ellipse(img, (round(px), round(py)), (7, 3), 30, 0, 360, BLACK, -1, cv2.LINE_AA)
+    result = read_face(img)
+    assert result.value is None
+    assert result.suspect == 2
+    assert "empty pip place" in result.reason
+    # A plain two, with nothing on its empty places, is read.
+    plain = art.background(120, 120, colour=(90, 140, 90))
+    art.draw_die(plain, (60, 60), 64, 2, shadow=False)
+    assert read_face(plain).value == 2
 
 
 def test_an_empty_face_is_uncertain() -> None:
