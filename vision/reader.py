@@ -3,7 +3,8 @@
 Pipeline (each stage in its own module): pip candidates (``vision._pips``: round blobs
 darker or brighter than the face around them, at every scale) -> faces (``vision._faces``:
 pips that share a face colour and fit a standard 1-6 layout) -> checks (here: the face
-region around a lone pip, an empty grid place that looks like a pip, glare, a row of marks)
+region around a lone pip, an empty grid place that looks like a pip, a blob like the pips off
+the grid's nodes, glare, a row of marks)
 -> a second reading at the scale the dice's own pips ask for (reduced for a close-up,
 enlarged for tiny pips) -> dice the pips missed, found by their bodies and counted one by
 one (``vision._bodies``), or read again enlarged around their bodies; twos and threes
@@ -1731,6 +1732,45 @@ def _on_floor(
     return bool(same.mean() >= 0.8)
 
 
+def _uncounted_pip(
+    cands: PipCandidates,
+    members: npt.NDArray[np.intp],
+    center: tuple[float, float],
+    step: float,
+    angle: float,
+) -> bool:
+    """True when a candidate just like the counted pips (polarity, plane, size, contrast)
+    lies within the fitted pip grid but off its nodes, where no face has a pip: the pips
+    fitted are not one face's (dice far smaller than the pip search expects, taken for the
+    pips of one giant face with another die between them). On a node it may be a pip
+    missed, which the empty places' check weighs."""
+    diam = cands.diam[members]
+    lo, hi = float(diam.min()) / 1.45, float(diam.max()) * 1.45
+    weakest = float(cands.contrast[members].min())
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    rel = cands.xy - np.array(center, np.float32)
+    u = (rel[:, 0] * ca + rel[:, 1] * sa) / step
+    v = (-rel[:, 0] * sa + rel[:, 1] * ca) / step
+    off_node = np.hypot(u - np.clip(np.rint(u), -1, 1), v - np.clip(np.rint(v), -1, 1))
+    like = (
+        (np.maximum(np.abs(u), np.abs(v)) <= _UNCOUNTED_REACH)
+        & (off_node >= _OFF_NODE)
+        & (cands.polarity == cands.polarity[members[0]])
+        & (cands.channel == cands.channel[members[0]])
+        & (cands.diam >= lo)
+        & (cands.diam <= hi)
+        & (cands.contrast >= 0.6 * weakest)
+    )
+    return bool(like.any())
+
+
+#: A blob like a face's pips lies within its pip grid up to this many grid steps from its
+#: centre along the grid's lines, and off a node when this many steps from the nearest
+#: (:func:`_uncounted_pip`).
+_UNCOUNTED_REACH = 1.6
+_OFF_NODE = 0.45
+
+
 def _square(
     center: tuple[float, float], side: float, angle: float
 ) -> tuple[tuple[float, float], ...]:
@@ -1811,6 +1851,8 @@ def _check_face(
             if uniform < params.min_face_uniformity or distinct < least:
                 return None
             quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
+    if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):
+        return None
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
     ghost = 0.0
     if fit.empty_places.shape[0]:

@@ -873,3 +873,39 @@ def test_a_two_or_three_the_frame_cuts_is_left_uncertain() -> None:
     for value in (4, 6):
         cut = _Die(value, (470.0, 180.0), 36.0, 0.9, _square((470.0, 180.0), 36.0, 0.0))
         assert _past_frame(cut, width, height).value == value
+
+
+def test_a_blob_like_the_pips_off_the_grids_nodes_means_the_pips_are_not_one_face() -> None:
+    from vision._pips import PipCandidates
+    from vision.reader import _uncounted_pip
+
+    # Three dice about 25 px wide on a diagonal, read as the pips of one giant three (grid
+    # step 50 px), with a fourth die between them: off every node of that grid.
+    def cands(extra: tuple[float, float], diam: float = 25.0, contrast: float = 150.0) -> Any:
+        xy = np.array([(150.0, 150.0), (200.0, 200.0), (250.0, 250.0), extra], np.float32)
+        ones = np.ones(4, np.float32)
+        return PipCandidates(
+            xy=xy,
+            diam=np.array([25.0, 25.0, 25.0, diam], np.float32),
+            polarity=ones,
+            contrast=np.array([150.0, 150.0, 150.0, contrast], np.float32),
+            ring_bgr=np.full((4, 3), 60.0, np.float32),
+            ring_gray=60.0 * ones,
+            uniformity=ones,
+            roundness=0.8 * ones,
+            channel=np.zeros(4, np.intp),
+            minor=0.0 * ones,
+        )
+
+    members = np.array([0, 1, 2], np.intp)
+    # The three's grid: its nodes 50 px apart along x and y, centred on its middle pip.
+    grid = (200.0, 200.0), 50.0, 0.0
+
+    def uncounted(c: Any) -> bool:
+        return _uncounted_pip(c, members, *grid)
+
+    assert uncounted(cands((225.0, 175.0)))  # between the nodes: a die among dice
+    assert not uncounted(cands((250.0, 200.0)))  # on a node: perhaps a pip missed
+    assert not uncounted(cands((225.0, 175.0), diam=8.0))  # a speck, not like the pips
+    assert not uncounted(cands((225.0, 175.0), contrast=50.0))  # faint: a smudge
+    assert not uncounted(cands((300.0, 200.0)))  # beyond the face
