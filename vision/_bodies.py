@@ -91,6 +91,9 @@ DOUBTED = 0.5
 _SCAN_STEP = 0.3
 _SCAN_MIN_DIST = 0.15
 _SCAN_RECOUNT_HALF = 0.6
+#: Near a wall (a blob far bigger than a few dice) the floor is modelled again by a median
+#: over this many dice (see :func:`find_body_dice`).
+_BAND_MODEL_DICE = 0.8
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
 _BODY_SIDE_PER_FACE = 1.4
@@ -183,6 +186,59 @@ def find_body_dice(
         taken=taken,
         min_confidence=min_confidence,
     )
+
+    def read_lone(
+        labels: npt.NDArray[np.int32],
+        stat: npt.NDArray[Any],
+        cent: npt.NDArray[Any],
+        i: int,
+        least: int = 1,
+    ) -> None:
+        """Count one lone die-sized blob ``i`` of ``labels`` (into ``found`` or ``unread``);
+        a count of fewer than ``least`` pips is no die."""
+        x, y, cw, ch = (int(v) for v in stat[:4])
+        area = float(stat[cv2.CC_STAT_AREA])
+        if any(
+            np.hypot(cent[0] / scale - tx, cent[1] / scale - ty) < 0.7 * ts
+            for tx, ty, ts in [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
+        ):
+            return
+        comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
+        outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
+        if not _filled_square(outline, ra, rb):
+            if min(ra, rb) > 0 and max(ra, rb) <= _ROUGH * min(ra, rb):
+                # A die with its shadow, say: too rough a square for the face counter, but
+                # worth a closer look by the pip reader.
+                unread.append((cent[0] / scale, cent[1] / scale, float(np.sqrt(area)) / scale))
+            return
+        # The crop for counting, from the full-size image.
+        m = 0.2 * max(cw, ch) + 2
+        x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
+        x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
+        face = _doubted(read_face(np.ascontiguousarray(work[y0:y1, x0:x1])))
+        if face.value is not None and face.value < least:
+            return
+        if face.value is None or face.confidence < min_confidence or not face.pips:
+            unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
+            return
+        pips = np.array(face.pips, np.float32)
+        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
+        if not comp[
+            int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
+        ]:
+            return  # pips off the body: a reading of something beside it
+        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
+        found.append(
+            BodyDie(
+                face.value,
+                (cx, cy),
+                float(np.sqrt(ra * rb)) / scale,
+                float(face.confidence),
+                tuple((float(px), float(py)) for px, py in box),
+                float(pips[:, 2].mean()),
+            )
+        )
+
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
         if i in holders:
@@ -215,46 +271,48 @@ def find_body_dice(
             continue
         if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
             continue
-        if any(
-            np.hypot(cents[i][0] / scale - tx, cents[i][1] / scale - ty) < 0.7 * ts
-            for tx, ty, ts in taken
-        ):
-            continue
-        comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
-        outline, _hull, ((rx, ry), (ra, rb), ang) = _shape(comp)
-        if not _filled_square(outline, ra, rb):
-            if min(ra, rb) > 0 and max(ra, rb) <= _ROUGH * min(ra, rb):
-                # A die with its shadow, say: too rough a square for the face counter, but
-                # worth a closer look by the pip reader.
-                unread.append(
-                    (cents[i][0] / scale, cents[i][1] / scale, float(np.sqrt(area)) / scale)
-                )
-            continue
-        # The crop for counting, from the full-size image.
-        m = 0.2 * max(cw, ch) + 2
-        x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
-        x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
-        face = _doubted(read_face(np.ascontiguousarray(work[y0:y1, x0:x1])))
-        if face.value is None or face.confidence < min_confidence or not face.pips:
-            unread.append(((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale))
-            continue
-        pips = np.array(face.pips, np.float32)
-        cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
-        if not comp[
-            int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
-        ]:
-            continue  # pips off the body: a reading of something beside it
-        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
-        found.append(
-            BodyDie(
-                face.value,
-                (cx, cy),
-                float(np.sqrt(ra * rb)) / scale,
-                float(face.confidence),
-                tuple((float(px), float(py)) for px, py in box),
-                float(pips[:, 2].mean()),
-            )
+        read_lone(labels, stats[i], cents[i], i)
+    walls = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > _MAX_CLUSTER * expected]
+    if walls:
+        # Dice near a wall or a rim merge with it in the band along its edge where a median
+        # over three dice is off: a floor model over fewer dice parts them from the wall.
+        # Lone dice and heaps touching only each other are read there (a lone pip alone is
+        # too little to call a die on a wall's edge).
+        k_band = 2 * int(_BAND_MODEL_DICE * _MODEL_PX_PER_DIE) + 1
+        floor = cv2.resize(
+            cv2.medianBlur(lab_small, k_band), (bw_, bh_), interpolation=cv2.INTER_LINEAR
         )
+        near_wall = (_lab_distance(lab, floor) > max(_MIN_BODY_CONTRAST, 4.0 * noise)) & np.isin(
+            labels, walls
+        )
+        mask = cv2.morphologyEx(
+            cv2.morphologyEx(near_wall.astype(np.uint8), cv2.MORPH_CLOSE, kernel),
+            cv2.MORPH_OPEN,
+            cut,
+        )
+        nb, band_mat, band_stats, band_cents = cv2.connectedComponentsWithStats(
+            mask, connectivity=8
+        )
+        band = np.asarray(band_mat, np.int32)
+        for j in range(1, nb):
+            x, y, cw, ch = (int(v) for v in band_stats[j, :4])
+            area = float(band_stats[j, cv2.CC_STAT_AREA])
+            if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
+                continue  # cut by the frame: its face may be too
+            known = [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
+            if _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
+                # (read_lone leaves a blob around a die read alone.)
+                read_lone(band, band_stats[j], band_cents[j], j, least=2)
+            elif _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected and _compact(
+                band[y : y + ch, x : x + cw] == j, area
+            ):
+                # A heap, the dice read in it cut out (as in the first pass's clusters).
+                heap = round(area / expected)
+                found.extend(
+                    _read_cluster(
+                        work, band, band_stats[j], j, side, scale, known, min_confidence, heap=heap
+                    )
+                )
     return BodyPass(found, lone, unread)
 
 

@@ -171,6 +171,23 @@ def test_a_die_against_a_wall_beside_a_read_die_is_found(
     assert np.hypot(found[0].center[0] - 191, found[0].center[1] - 201) < 0.25 * SIDE
 
 
+@pytest.mark.parametrize("value", [3, 5, 6])
+def test_a_die_near_a_wall_and_far_from_the_dice_read_is_found(
+    art: SimpleNamespace, value: int
+) -> None:
+    # Half a die from a wall, it merges with the band along the wall's edge where a floor
+    # model over three dice is off; a model over fewer dice parts it from the wall.
+    img = art.background(520, 400, colour=(200, 205, 210))
+    cv2.rectangle(img, (10, 10), (510, 180), (40, 60, 140), -1)
+    read = [((120, 320), 5), ((250, 320), 4), ((380, 320), 2)]
+    for centre, v in [*read, ((300, 221), value)]:
+        art.draw_die(img, centre, SIDE, v, body=(40, 40, 160), shadow=False)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in read]
+    found = find_body_dice(img, 0.75 * SIDE, taken).dice
+    assert [b.value for b in found] == [value]
+    assert np.hypot(found[0].center[0] - 300, found[0].center[1] - 221) < 0.25 * SIDE
+
+
 def test_a_heap_of_dice_touching_only_each_other_is_found(art: SimpleNamespace) -> None:
     img = art.background(480, 360, colour=(200, 205, 210))
     read = [((90, 90), 5), ((390, 90), 2), ((90, 270), 4)]
