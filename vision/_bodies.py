@@ -575,14 +575,17 @@ def _read_cluster(
                 value, confidence = again.value, min(confidence, float(again.confidence))
                 pips = np.array(again.pips, np.float32)
                 fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
-        elif i >= n_peaks:
-            # A grid window may hold a die's corner and a neighbour's pips: the count must
-            # hold in a tight window centred on the pips read. A lone pip found so is as
-            # likely the one strong pip of a faint four, or a mark on a cable or a label.
+        if i >= n_peaks:
+            # A grid window may hold a die's corner and a neighbour's pips: its die must be
+            # sure, and its count hold in a tight window centred on the pips read. A lone
+            # pip or a pair found so is as likely the strong pips of a faint four, a mark
+            # on a cable or a label, or two neighbours' pips.
             bx = round((fx + 0.5) * scale - 0.5) - x + 1
             by = round((fy + 0.5) * scale - 0.5) - y + 1
-            if value <= 2 or not (0 <= bx < cw + 2 and 0 <= by < ch + 2 and comp[by, bx]):
-                continue  # a lone pip, or pips between dice read: of two neighbours
+            if value <= 2 or confidence <= DOUBTED:
+                continue
+            if not (0 <= bx < cw + 2 and 0 <= by < ch + 2 and comp[by, bx]):
+                continue  # pips between dice read: of two neighbours
             again = read_face(window(work, (fx, fy), _SCAN_RECOUNT_HALF * s)[0], hint_size_px=s)
             if again.value != value or again.confidence < min_confidence:
                 continue
