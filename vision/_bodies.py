@@ -7,10 +7,12 @@ heavily smoothed copy of the photo, takes compact blobs that differ from it and 
 size of the bodies of the dice already read (the dice of one photo lie at about one
 distance from the camera), and counts each blob's pips with
 :func:`vision._count.read_face`. A blob of dice touching a die already read (or a wall with
-dice against it) is searched with the read dice cut out of it; a compact heap of dice
-touching only each other is split into as many dice as its area holds. Counts below a least
-confidence are dropped: a blob that is a coin, a hole in the board or a shadow has no pip
-layout, so it adds nothing.
+dice against it) is searched with the read dice cut out of it, at its peaks and then on a
+grid (a die hemmed in by read dice has no peak of its own); a compact heap of dice touching
+only each other is split into as many dice as its area holds. Dice near a wall, merged with
+it where the smoothed floor is off, are parted from it by a floor smoothed less. Counts below
+a least confidence are dropped: a blob that is a coin, a hole in the board or a shadow has
+no pip layout, so it adds nothing.
 """
 
 from __future__ import annotations
@@ -110,8 +112,9 @@ def find_body_dice(
 
     ``taken`` holds ``(x, y, side)`` of the dice already read (work pixels) and
     ``die_side`` their typical side as their pips suggest; the bodies of the taken dice
-    give the size a body must have (with none taken, ``die_side`` alone does). A blob that
-    holds a taken die is skipped. Readings below ``min_confidence`` are dropped. The taken
+    give the size a body must have (with none taken, ``die_side`` alone does). A die-sized
+    blob that holds a taken die is skipped; a bigger one is searched with the taken dice cut
+    out. Readings below ``min_confidence`` are dropped. The taken
     dice's own lone bodies (turn and side) come back too, to check the faces read on them.
     """
     h, w = work.shape[:2]
@@ -299,7 +302,6 @@ def find_body_dice(
             area = float(band_stats[j, cv2.CC_STAT_AREA])
             if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
                 continue  # cut by the frame: its face may be too
-            known = [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
             if _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
                 # (read_lone leaves a blob around a die read alone.)
                 read_lone(band, band_stats[j], band_cents[j], j, least=2)
@@ -308,6 +310,7 @@ def find_body_dice(
             ):
                 # A heap, the dice read in it cut out (as in the first pass's clusters).
                 heap = round(area / expected)
+                known = [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
                 found.extend(
                     _read_cluster(
                         work, band, band_stats[j], j, side, scale, known, min_confidence, heap=heap

@@ -1764,9 +1764,9 @@ def _uncounted_pip(
     return bool(like.any())
 
 
-#: A blob like a face's pips lies within its pip grid up to this many grid steps from its
-#: centre along the grid's lines, and off a node when this many steps from the nearest
-#: (:func:`_uncounted_pip`).
+#: A blob like a face's pips lies on the face up to this many grid steps from its centre
+#: along the grid's lines (the face's edge is about 1.8 steps out), and off the grid's nodes
+#: when this many steps from the nearest (:func:`_uncounted_pip`).
 _UNCOUNTED_REACH = 1.6
 _OFF_NODE = 0.45
 
