@@ -279,8 +279,8 @@ def find_body_dice(
     if walls:
         # Dice near a wall or a rim merge with it in the band along its edge where a median
         # over three dice is off: a floor model over fewer dice parts them from the wall.
-        # Lone dice and heaps touching only each other are read there (a lone pip alone is
-        # too little to call a die on a wall's edge).
+        # Lone dice and heaps touching only each other are read there (a lone pip is too
+        # little to call a die on a wall's edge, or on the rim of a close-up's big pip).
         k_band = 2 * int(_BAND_MODEL_DICE * _MODEL_PX_PER_DIE) + 1
         floor = cv2.resize(
             cv2.medianBlur(lab_small, k_band), (bw_, bh_), interpolation=cv2.INTER_LINEAR
@@ -312,9 +312,11 @@ def find_body_dice(
                 heap = round(area / expected)
                 known = [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
                 found.extend(
-                    _read_cluster(
+                    b
+                    for b in _read_cluster(
                         work, band, band_stats[j], j, side, scale, known, min_confidence, heap=heap
                     )
+                    if b.value >= 2
                 )
     return BodyPass(found, lone, unread)
 

@@ -242,6 +242,8 @@ def read_array(
         dice, unread = _anywhere(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
+        # The faces read there are measured against each other as the pips' faces were.
+        dice = _doubt_small(dice)
     dice = _salient(work, dice)
     dice = [(diam, _past_frame(d, work.shape[1], work.shape[0])) for diam, d in dice]
     readings = [
