@@ -90,9 +90,9 @@ DOUBTED = 0.5
 #: Dice squeezed between dice read (see :func:`_read_cluster`): a grid of windows this many
 #: dice apart, where at least this share of a die is left of the blob around, each
 #: confirmed in a window reaching this share of a die around its pips.
-_SCAN_STEP = 0.3
-_SCAN_MIN_DIST = 0.15
-_SCAN_RECOUNT_HALF = 0.6
+_GRID_STEP = 0.3
+_GRID_MIN_DIST = 0.15
+_GRID_RECOUNT_HALF = 0.6
 #: Near a wall (a blob far bigger than a few dice) the floor is modelled again by a median
 #: over this many dice (see :func:`find_body_dice`).
 _BAND_MODEL_DICE = 0.8
@@ -544,9 +544,9 @@ def _read_cluster(
         # centred on its pips agrees (below). Not along a wall or a rim (a long blob, or one
         # wrapped round the tray), whose marks a grid of windows would read as dice.
         grid = np.zeros_like(peaks)
-        step = max(2, int(_SCAN_STEP * side))
+        step = max(2, int(_GRID_STEP * side))
         grid[::step, ::step] = True
-        gys, gxs = np.nonzero(grid & ~peaks & (dist >= _SCAN_MIN_DIST * side))
+        gys, gxs = np.nonzero(grid & ~peaks & (dist >= _GRID_MIN_DIST * side))
         g = np.argsort(-dist[gys, gxs], kind="stable")
         ys, xs = np.concatenate([ys[order], gys[g]]), np.concatenate([xs[order], gxs[g]])
         order = np.arange(len(ys))
@@ -585,13 +585,13 @@ def _read_cluster(
             # sure, and its count hold in a tight window centred on the pips read. A lone
             # pip or a pair found so is as likely the strong pips of a faint four, a mark
             # on a cable or a label, or two neighbours' pips.
-            bx = round((fx + 0.5) * scale - 0.5) - x + 1
-            by = round((fy + 0.5) * scale - 0.5) - y + 1
             if value <= 2 or confidence <= DOUBTED:
                 continue
+            bx = round((fx + 0.5) * scale - 0.5) - x + 1
+            by = round((fy + 0.5) * scale - 0.5) - y + 1
             if not (0 <= bx < cw + 2 and 0 <= by < ch + 2 and comp[by, bx]):
                 continue  # pips between dice read: of two neighbours
-            again = read_face(window(work, (fx, fy), _SCAN_RECOUNT_HALF * s)[0], hint_size_px=s)
+            again = read_face(window(work, (fx, fy), _GRID_RECOUNT_HALF * s)[0], hint_size_px=s)
             if again.value != value or again.confidence < min_confidence:
                 continue
         box = cv2.boxPoints(((fx, fy), (s, s), 0.0))
