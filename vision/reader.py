@@ -221,7 +221,10 @@ def read_array(
                 2.0 * params.work_max_side / max(h, w),
             )
             if big > 1.2 * scale:
-                if noisy:
+                # The photo's own grain (at its full size, which the enlarged reading
+                # resolves) counts too: a few dice more found in a grainy photo do not
+                # make its grain fewer pips.
+                if noisy or noise_sigma(image, big) > _QUIET:
                     more = _read_windows(image, dice, scale_x, scale_y, big, params)
                 else:
                     whole = _read_scaled(image, big, params)

@@ -194,6 +194,40 @@ def test_a_grainy_photo_is_read_again_enlarged_only_around_its_dice(
     assert [d.value for d in dice if np.hypot(d.center[0] - 100, d.center[1] - 100) < 10] == [5]
 
 
+def test_a_photo_grainy_at_full_size_is_read_again_only_around_its_dice(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big photo whose grain the reduced work image averages away: the first reading
+    # leaves few candidates per die, but the enlarged reading resolves the grain again
+    # (multiplying candidates and time on path-traced renders), so the photo's own grain
+    # at full size sends it to the windows around the dice too.
+    import vision.reader as reader
+
+    img = art.background(1600, 1200, colour=(200, 205, 210))
+    layout = [
+        ((200 + (i % 5) * 280, 250 + (i // 5) * 350), 40, i % 6 + 1, 13 * i) for i in range(15)
+    ]
+    for centre, side, value, angle in layout:
+        art.draw_die(
+            img, centre, side, value, angle_deg=angle, body=(40, 40, 160), pip=(240, 240, 240)
+        )
+    rng = np.random.default_rng(3)
+    img = np.clip(img + rng.normal(0.0, 4.0, img.shape), 0, 255).astype(np.uint8)
+    assert reader.noise_sigma(img, 0.6) < reader._QUIET < reader.noise_sigma(img, 1.2)
+    areas: list[int] = []
+    real = reader._read_scaled
+
+    def counted(image: np.ndarray, *args: object, **kw: object) -> object:
+        areas.append(image.shape[0] * image.shape[1])
+        return real(image, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader, "_read_scaled", counted)
+    dice = read_array(img)
+    assert len(areas) >= 2 and all(a < 0.02 * areas[0] for a in areas[1:]), areas
+    for centre, side, value, _angle in layout:
+        assert [d.value for d in dice if _close(d, centre, side)] == [value]
+
+
 def test_sixes_with_close_set_columns_read_as_six(art: SimpleNamespace) -> None:
     # Many dice set a six's two columns closer than its rows are long; read the row pairs as
     # one six, not as two threes along the rows.
