@@ -110,11 +110,13 @@ def make_planes(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 def _blobs_at_scale(
     gray: npt.NDArray[np.uint8], block: int, params: ReaderParams, swallow: bool = False
-) -> list[tuple[FloatArray, FloatArray, float]]:
+) -> list[tuple[FloatArray, FloatArray, float, bool]]:
     """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
 
-    Returns per polarity ``(centres (K, 2), diameters (K,), polarity)`` in ``gray``'s pixels.
-    With ``swallow``, light pips are also looked for inside face-sized light blobs.
+    Returns per polarity ``(centres (K, 2), diameters (K,), polarity, cut)`` in ``gray``'s
+    pixels, ``cut`` True for pips cut loose from the lines they were joined to. With
+    ``swallow``, light pips are also looked for inside face-sized light blobs, and inside
+    light blobs of no pip's shape.
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
@@ -147,12 +149,39 @@ def _blobs_at_scale(
             & (area <= 3.0 * np.pi / 4 * dmax**2)
             & (fill >= 0.3)
         )
-        split_xy, split_d = _split_merged(
+        split_xy, split_d, split = _split_merged(
             np.asarray(labels), origin, np.asarray(st, np.int32), merged, dmin, dmax
         )
         if split_xy.shape[0]:
-            out.append((split_xy, split_d, polarity))
+            out.append((split_xy, split_d, polarity, False))
         if polarity > 0 and swallow:
+            # A light pip joined by thin lines (the bright bevel along its face's edges)
+            # makes a sprawling blob of no pip's shape and no row of pips either: the lines
+            # are fainter than the pip, so the pip is cut loose at the swallowed pips'
+            # level. A compact blob of no pip's shape is a pip too big for this block (or
+            # a face), and what clears that level in it is glare: it is left alone.
+            tangled = np.flatnonzero(
+                ~keep
+                & inner
+                & (area >= 1.5 * np.pi / 4 * dmin**2)
+                & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
+                & (fill < _SPRAWL_FILL)
+            )
+            tangled = tangled[~np.isin(tangled, split)]
+            if tangled.size:
+                cut_xy, cut_d = _cores(
+                    gray,
+                    np.asarray(mean, np.uint8),
+                    np.asarray(labels),
+                    origin,
+                    np.asarray(st, np.int32),
+                    tangled,
+                    _SWALLOW_LEVEL * base,
+                    dmin,
+                    dmax,
+                )
+                if cut_xy.shape[0]:
+                    out.append((cut_xy, cut_d, polarity, True))
             # Near a die's dark edge the block's mean falls, so a light pip's face passes
             # the level too and swallows the pip: look inside such face-sized blobs again,
             # at a level a pip clears and its face does not.
@@ -161,6 +190,7 @@ def _blobs_at_scale(
                 & inner
                 & (area > 3.0 * np.pi / 4 * dmax**2)
                 & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
+                & (fill >= _SPRAWL_FILL)
             )
             if swallowed.size:
                 cores_xy, cores_d = _cores(
@@ -175,10 +205,12 @@ def _blobs_at_scale(
                     dmax,
                 )
                 if cores_xy.shape[0]:
-                    out.append((cores_xy, cores_d, polarity))
+                    out.append((cores_xy, cores_d, polarity, False))
         if not np.any(keep):
             continue
-        out.append((cents[keep].astype(np.float32), sizes[keep].astype(np.float32), polarity))
+        out.append(
+            (cents[keep].astype(np.float32), sizes[keep].astype(np.float32), polarity, False)
+        )
     return out
 
 
@@ -250,6 +282,9 @@ def _pip_shaped(
 #: lost 0.5% of recall).
 _SWALLOW_AREA = 40.0
 _SWALLOW_LEVEL = 4
+#: A blob of no pip's shape filling less of its box than this sprawls (a pip with lines
+#: joined to it); a disc fills 0.79 of its box, a square face all of it.
+_SPRAWL_FILL = 0.5
 
 
 def _cores(
@@ -293,8 +328,9 @@ def _split_merged(
     index: npt.NDArray[np.intp],
     dmin: float,
     dmax: float,
-) -> tuple[FloatArray, FloatArray]:
-    """Centres and diameters of the pips in blobs that are two or three pips in a row.
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
+    """Centres and diameters of the pips in blobs that are two or three pips in a row, and
+    the blobs (of ``index``) that were split.
 
     ``stats`` are the components' rows (label - 1) from connectedComponentsWithStats;
     ``labels`` start at ``origin`` (x, y) of the image the stats are in.
@@ -302,6 +338,7 @@ def _split_merged(
     ox, oy = origin
     centres: list[tuple[float, float]] = []
     diams: list[float] = []
+    done: list[int] = []
     # Plain floats below: a photo can have dozens of such blobs, and numpy's per-call cost on
     # scalars would be most of the time spent here.
     for k, (x, y, bw, bh) in zip(index.tolist(), stats[index, :4].tolist(), strict=True):
@@ -330,9 +367,11 @@ def _split_merged(
             off = i - (pieces - 1) / 2
             centres.append((mx + ax * off, my + ay * off))
             diams.append(width)
+        done.append(k)
+    split = np.array(done, np.intp)
     if not centres:
-        return np.zeros((0, 2), np.float32), np.zeros((0,), np.float32)
-    return np.array(centres, np.float32), np.array(diams, np.float32)
+        return np.zeros((0, 2), np.float32), np.zeros((0,), np.float32), split
+    return np.array(centres, np.float32), np.array(diams, np.float32), split
 
 
 #: Unit directions of 16 rays (opposite rays 8 apart) and the radii sampled along them, in
@@ -398,6 +437,7 @@ def find_pip_candidates(
     diams: list[FloatArray] = []
     pols: list[FloatArray] = []
     chans: list[npt.NDArray[np.intp]] = []
+    cuts: list[npt.NDArray[np.bool_]] = []
 
     def search(channel: int, first_blocks: tuple[int, ...], levels: int = 99) -> None:
         level_img = planes[channel]
@@ -412,11 +452,12 @@ def find_pip_candidates(
                 # colour planes and the smaller levels too it found no more dice on the dev
                 # renders, at twice the time).
                 swallow = channel == 0 and factor == 1.0
-                for cxy, d, pol in _blobs_at_scale(level_img, block, params, swallow):
+                for cxy, d, pol, cut in _blobs_at_scale(level_img, block, params, swallow):
                     centres.append((cxy + 0.5) * factor - 0.5)
                     diams.append(d * factor)
                     pols.append(np.full(d.shape, pol, np.float32))
                     chans.append(np.full(d.shape, channel, np.intp))
+                    cuts.append(np.full(d.shape, cut, bool))
             blocks = (23,)
             levels -= 1
             if levels <= 0 or 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
@@ -436,11 +477,12 @@ def find_pip_candidates(
     diam = np.concatenate(diams)
     pols_all = np.concatenate(pols)
     chan = np.concatenate(chans)
+    cut = np.concatenate(cuts)
     keep = (diam >= params.min_pip_px) & (diam <= max_d)
-    xy, diam, pol, chan = xy[keep], diam[keep], pols_all[keep], chan[keep]
+    xy, diam, pol, chan, cut = xy[keep], diam[keep], pols_all[keep], chan[keep], cut[keep]
     if xy.shape[0] == 0:
         return PipSearch(_empty(), _empty())
-    return _measure(bgr, planes, xy, diam, pol, chan, params)
+    return _measure(bgr, planes, xy, diam, pol, chan, cut, params)
 
 
 def _measure(
@@ -450,9 +492,12 @@ def _measure(
     diam: FloatArray,
     pol: FloatArray,
     chan: npt.NDArray[np.intp],
+    cut: npt.NDArray[np.bool_],
     params: ReaderParams,
 ) -> PipSearch:
-    """Measure contrast and face colour around each blob, keep real-looking ones, dedupe."""
+    """Measure contrast and face colour around each blob, keep real-looking ones, dedupe.
+
+    ``cut`` (N,) marks the blobs cut loose from lines (see :func:`_blobs_at_scale`)."""
     h, w = planes.shape[1:]
     r = diam / 2.0
     # Inside: the centre and four points at a third of the radius (robust to a 1 px offset).
@@ -500,7 +545,35 @@ def _measure(
         chan[ok],
         minor,
     )
-    return _drop_containers(_dedupe(cands))
+    return _drop_containers(_dedupe(_without_glare(cands, cut[ok])))
+
+
+def _without_glare(c: PipCandidates, cut: npt.NDArray[np.bool_]) -> PipCandidates:
+    """``c`` without its blobs cut loose from lines (``cut``) that lie inside a round blob
+    at least half as wide again, of the same plane and polarity: that blob is a pip, and
+    what was cut inside it is its glare (it would pass for a pip's speck and hide the pip,
+    see :func:`_drop_containers`)."""
+    if not cut.any() or len(c) <= 1:
+        return c
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(c.xy)
+    keep = np.ones(len(c), bool)
+    round_pip = c.roundness >= _ROUND_PIP
+    for k in np.flatnonzero(cut).tolist():
+        for m in tree.query_ball_point(c.xy[k], r=0.5 * float(c.diam.max())):
+            if (
+                m != k
+                and not cut[m]
+                and round_pip[m]
+                and c.polarity[m] == c.polarity[k]
+                and c.channel[m] == c.channel[k]
+                and c.diam[m] >= 1.5 * c.diam[k]
+                and float(np.hypot(*(c.xy[m] - c.xy[k]))) < 0.5 * float(c.diam[m])
+            ):
+                keep[k] = False
+                break
+    return c.take(keep)
 
 
 #: A blob this round is taken for a pip with specks in it rather than a die with pips.

@@ -725,6 +725,64 @@ def test_light_pips_near_a_dark_bevel_are_not_swallowed_by_their_face(
     assert all(v in (None, 6) for v in values[2:])
 
 
+def _lit_edge_dice(art: SimpleNamespace, side: float) -> np.ndarray:
+    """A four, a six and a five with white pips on grey faces on a dark floor, each face
+    with a thin light line (its bevel catching the light) along two of its edges, through
+    the rims of the pips beside them, left to right."""
+    img = art.background(360, 160, colour=(40, 42, 40), seed=2)
+    for i, value in enumerate([4, 6, 5]):
+        cx, cy, h = 70 + 110 * i, 80, side / 2
+        cv2.rectangle(
+            img, (round(cx - h), round(cy - h)), (round(cx + h), round(cy + h)), (88, 88, 90), -1
+        )
+        edge = round(0.37 * side)
+        top = ((round(cx - h), cy - edge), (round(cx + h), cy - edge))
+        left = ((cx - edge, round(cy - h)), (cx - edge, round(cy + h)))
+        for a, b in (top, left):
+            cv2.line(img, a, b, (125, 125, 128), 1)
+        for gx, gy in art.PIPS[value]:
+            centre = (round((cx + gx * 0.27 * side) * 16), round((cy + gy * 0.27 * side) * 16))
+            cv2.circle(img, centre, round(0.1 * side * 16), (235, 235, 235), -1, cv2.LINE_AA, 4)
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 0.6), np.uint8)
+
+
+@pytest.mark.parametrize("side", [22, 26, 30])
+def test_light_pips_joined_by_a_lit_edge_are_cut_loose(art: SimpleNamespace, side: float) -> None:
+    # The pips touching the light line make one sprawling blob with it, of no pip's shape:
+    # the pips are cut out of it at a stark level, and every face is read.
+    assert [d.value for d in read_array(_lit_edge_dice(art, side))] == [4, 6, 5]
+
+
+def test_glare_cut_out_of_a_round_pip_is_no_pip() -> None:
+    from vision._pips import PipCandidates, _without_glare
+
+    def cands(rows: list[tuple[float, float, float, float]]) -> PipCandidates:
+        n = len(rows)
+        xy = np.array([(x, y) for x, y, _d, _r in rows], np.float32)
+        one = np.ones(n, np.float32)
+        return PipCandidates(
+            xy,
+            np.array([d for *_xy, d, _r in rows], np.float32),
+            one,
+            60 * one,
+            np.full((n, 3), 40, np.float32),
+            40 * one,
+            one,
+            np.array([r for *_xyd, r in rows], np.float32),
+            np.zeros(n, np.intp),
+            np.zeros(n, np.float32),
+        )
+
+    # A round pip 12 px wide holding a 4 px piece cut loose: glare, dropped. Inside a
+    # square face's blob (roundness 0.7) the same piece is a pip, and so is one that
+    # lies apart.
+    c = cands([(50, 50, 12, 0.95), (52, 51, 4, 0.9), (150, 50, 24, 0.7), (146, 46, 4, 0.9)])
+    cut = np.array([False, True, False, True])
+    kept = _without_glare(c, cut)
+    assert kept.xy.tolist() == [[50, 50], [150, 50], [146, 46]]
+    assert len(_without_glare(c, np.zeros(4, bool))) == 4
+
+
 def test_faint_blobs_beside_a_face_do_not_hide_it(art: SimpleNamespace) -> None:
     # Two faint blobs by the edge of a white four on a white table (its shade, the tray's
     # grain) fit a six with its pips; that six is no die, and the four's stark pips are
