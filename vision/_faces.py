@@ -418,13 +418,16 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
     subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
     for a in range(n):
-        like = np.flatnonzero(
-            (np.maximum(diam, diam[a]) <= 1.45 * np.minimum(diam, diam[a]))
-            & (dist[a] <= params.max_link_diameters * 0.5 * (diam + diam[a]))
+        near = (np.maximum(diam, diam[a]) <= 1.45 * np.minimum(diam, diam[a])) & (
+            dist[a] <= params.max_link_diameters * 0.5 * (diam + diam[a])
         )
-        like = like[np.argsort(dist[a, like], kind="stable")]
-        for size in range(2, min(6, like.shape[0]) + 1):
-            subsets[size].add(tuple(sorted(int(i) for i in like[:size])))
+        # The nearest pips, and the nearest as stark as the anchor's half: a faint speck
+        # nearer than a stark pip's own sibling would otherwise be in every trial of it.
+        for like in (near, near & (contrast >= 0.5 * contrast[a])):
+            order = np.flatnonzero(like)
+            order = order[np.argsort(dist[a, order], kind="stable")]
+            for size in range(2, min(6, order.shape[0]) + 1):
+                subsets[size].add(tuple(sorted(int(i) for i in order[:size])))
     # Trial fits of all subsets of one size in a single batch.
     options: list[tuple[float, tuple[int, ...]]] = []
     for size, group in subsets.items():
