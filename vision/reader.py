@@ -1373,11 +1373,12 @@ _UNLIKE_PIPS = 0.75
 _SHAPED_PIP = 8.0
 
 
-def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:
+def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp], max_colour: float) -> bool:
     """True when the pips of a two or three go on in a row beyond the face: a like blob
     one more step along their line (a ruler's marks, a keyboard's edge, a perforated
     strip), which a die's diagonal never has; a side face's pips beyond a top face do
-    not count."""
+    not count, nor does a pip of another die, whose face around it is of another colour
+    (farther than ``max_colour``, as pips are linked) than the pips' face."""
     pts = cands.xy[members]
     axis = pts[-1] - pts[0]
     order = np.argsort(pts @ axis)
@@ -1385,8 +1386,11 @@ def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp]) -> bool:
     step = (last - first) / (len(members) - 1)
     reach = 0.35 * float(np.hypot(*step))
     # As round: a side face's pips seen aslant beyond a top face are flattened.
-    like = _alike(cands, members, least_diam=0.7, least_roundness=0.85) & (
-        cands.diam <= 1.4 * cands.diam[members].max()
+    face = cands.ring_bgr[members].mean(axis=0)
+    like = (
+        _alike(cands, members, least_diam=0.7, least_roundness=0.85)
+        & (cands.diam <= 1.4 * cands.diam[members].max())
+        & (np.linalg.norm(cands.ring_bgr - face, axis=1) <= max_colour)
     )
     for end in (first - step, last + step):
         d = np.hypot(cands.xy[:, 0] - end[0], cands.xy[:, 1] - end[1])
@@ -1842,7 +1846,7 @@ def _check_face(
         # Four pips or more in a die's layout are evidence enough; two or three may be
         # specks or pips of two dice.
         if fit.value <= 3:
-            if _in_a_row(cands, members):
+            if _in_a_row(cands, members, params.max_face_color_dist):
                 return None
             support = _face_support(blur, fit, cands.ring_bgr[members], mean_contrast, pol, channel)
             if support < 0.35:

@@ -1001,3 +1001,24 @@ def test_a_blob_like_the_pips_off_the_grids_nodes_means_the_pips_are_not_one_fac
     assert not uncounted(cands((225.0, 175.0), diam=8.0))  # a speck, not like the pips
     assert not uncounted(cands((225.0, 175.0), contrast=50.0))  # faint: a smudge
     assert not uncounted(cands((300.0, 200.0)))  # beyond the face
+
+
+def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row() -> None:
+    from vision._pips import PipCandidates
+    from vision.reader import _in_a_row
+
+    def cands(third_face: tuple[float, float, float]) -> PipCandidates:
+        # A two's pips on a grey face and a like blob one more step along their diagonal.
+        xy = np.array([(100, 100), (115, 115), (130, 130)], np.float32)
+        one = np.ones(3, np.float32)
+        faces = np.array([(64, 65, 66), (64, 65, 66), third_face], np.float32)
+        return PipCandidates(
+            xy, 5.6 * one, one, 150 * one, faces, 64 * one, one, 0.85 * one,
+            np.zeros(3, np.intp), np.zeros(3, np.float32),
+        )  # fmt: skip
+
+    two = np.array([0, 1], np.intp)
+    # On the same grey: a ruler's marks or a perforated strip. On a red die's face (the
+    # die beside it, whose pip happens to lie there): no row.
+    assert _in_a_row(cands((64, 65, 66)), two, DEFAULTS.max_face_color_dist)
+    assert not _in_a_row(cands((40, 40, 150)), two, DEFAULTS.max_face_color_dist)
