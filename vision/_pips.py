@@ -116,7 +116,7 @@ def _blobs_at_scale(
     Returns per polarity ``(centres (K, 2), diameters (K,), polarity, cut)`` in ``gray``'s
     pixels, ``cut`` True for pips cut loose from the lines they were joined to. With
     ``swallow``, light pips are also looked for inside face-sized light blobs, and inside
-    light blobs of no pip's shape.
+    sprawling light blobs of no pip's shape.
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
@@ -158,8 +158,8 @@ def _blobs_at_scale(
             # A light pip joined by thin lines (the bright bevel along its face's edges)
             # makes a sprawling blob of no pip's shape and no row of pips either: the lines
             # are fainter than the pip, so the pip is cut loose at the swallowed pips'
-            # level. A compact blob of no pip's shape is a pip too big for this block (or
-            # a face), and what clears that level in it is glare: it is left alone.
+            # level. A compact blob of no pip's shape is a pip too big for this block, whose
+            # stark core is glare (left alone), or a face (looked into below).
             tangled = np.flatnonzero(
                 ~keep
                 & inner
@@ -183,8 +183,8 @@ def _blobs_at_scale(
                 if cut_xy.shape[0]:
                     out.append((cut_xy, cut_d, polarity, True))
             # Near a die's dark edge the block's mean falls, so a light pip's face passes
-            # the level too and swallows the pip: look inside such face-sized blobs again,
-            # at a level a pip clears and its face does not.
+            # the level too and swallows the pip: look inside such compact face-sized blobs
+            # again, at a level a pip clears and its face does not.
             swallowed = np.flatnonzero(
                 ~keep
                 & inner
