@@ -155,57 +155,36 @@ def _blobs_at_scale(
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity, False))
         if polarity > 0 and swallow:
-            # A light pip joined by thin lines (the bright bevel along its face's edges)
-            # makes a sprawling blob of no pip's shape and no row of pips either: the lines
-            # are fainter than the pip, so the pip is cut loose at the swallowed pips'
-            # level. A compact blob of no pip's shape is a pip too big for this block, whose
-            # stark core is glare (left alone), or a face (looked into below).
-            tangled = np.flatnonzero(
-                ~keep
-                & inner
-                & (area >= 1.5 * np.pi / 4 * dmin**2)
-                & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
-                & (fill < _SPRAWL_FILL)
-            )
-            tangled = tangled[~np.isin(tangled, split)]
-            if tangled.size:
-                cut_xy, cut_d = _cores(
-                    gray,
-                    np.asarray(mean, np.uint8),
-                    np.asarray(labels),
-                    origin,
-                    np.asarray(st, np.int32),
-                    tangled,
-                    _SWALLOW_LEVEL * base,
-                    dmin,
-                    dmax,
-                )
-                if cut_xy.shape[0]:
-                    out.append((cut_xy, cut_d, polarity, True))
-            # Near a die's dark edge the block's mean falls, so a light pip's face passes
-            # the level too and swallows the pip: look inside such compact face-sized blobs
-            # again, at a level a pip clears and its face does not.
-            swallowed = np.flatnonzero(
-                ~keep
-                & inner
-                & (area > 3.0 * np.pi / 4 * dmax**2)
-                & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
-                & (fill >= _SPRAWL_FILL)
-            )
-            if swallowed.size:
+            # Blobs of no pip's shape looked into again, at a level a pip clears and what
+            # joins it does not:
+            # - sprawling ones: a light pip joined by thin lines (the bright bevel along its
+            #   face's edges), no row of pips either; the pips cut loose there are marked,
+            #   for a piece cut inside a round pip is its glare (see _without_glare);
+            # - compact face-sized ones: near a die's dark edge the block's mean falls, so a
+            #   light pip's face passes the level too and swallows the pip.
+            # A compact blob smaller than that is a pip too big for this block, whose stark
+            # core is glare: it is left alone.
+            looked = ~keep & inner & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
+            sprawling = looked & (area >= 1.5 * np.pi / 4 * dmin**2) & (fill < _SPRAWL_FILL)
+            sprawling[split] = False
+            swallowed = looked & (area > 3.0 * np.pi / 4 * dmax**2) & (fill >= _SPRAWL_FILL)
+            for chosen, cut in ((sprawling, True), (swallowed, False)):
+                index = np.flatnonzero(chosen)
+                if not index.size:
+                    continue
                 cores_xy, cores_d = _cores(
                     gray,
                     np.asarray(mean, np.uint8),
                     np.asarray(labels),
                     origin,
                     np.asarray(st, np.int32),
-                    swallowed,
+                    index,
                     _SWALLOW_LEVEL * base,
                     dmin,
                     dmax,
                 )
                 if cores_xy.shape[0]:
-                    out.append((cores_xy, cores_d, polarity, False))
+                    out.append((cores_xy, cores_d, polarity, cut))
         if not np.any(keep):
             continue
         out.append(

@@ -165,21 +165,11 @@ def test_a_photo_of_dice_with_tiny_pips_is_read_again_enlarged(art: SimpleNamesp
         assert [d.value for d in dice if _close(d, centre, side)] == [value]
 
 
-def test_a_grainy_photo_is_read_again_enlarged_only_around_its_dice(
-    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Tiny pips ask for an enlarged second reading, but salt-and-pepper grain leaves far
-    # more pip candidates than dice: enlarging the whole photo would cost seconds and find
-    # specks, so only the window around each die found is read again.
+def _areas_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pixel areas of the images the reader reads (``_read_scaled``), in order: the
+    work image, then each enlarged reading (the whole photo, or a window per die)."""
     import vision.reader as reader
 
-    img = art.background(400, 300, colour=(200, 205, 210))
-    art.draw_die(img, (100, 100), 26, 5, body=(40, 40, 160), pip=(240, 240, 240))
-    rng = np.random.default_rng(7)
-    ys, xs = rng.integers(0, 300, 6000), rng.integers(0, 400, 6000)
-    far = (np.abs(xs - 100) > 30) | (np.abs(ys - 100) > 30)
-    for x, y in zip(xs[far], ys[far], strict=True):
-        cv2.circle(img, (int(x), int(y)), 1, (60, 60, 60), -1)
     areas: list[int] = []
     real = reader._read_scaled
 
@@ -188,6 +178,24 @@ def test_a_grainy_photo_is_read_again_enlarged_only_around_its_dice(
         return real(image, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(reader, "_read_scaled", counted)
+    return areas
+
+
+def test_a_grainy_photo_is_read_again_enlarged_only_around_its_dice(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tiny pips ask for an enlarged second reading, but salt-and-pepper grain leaves far
+    # more pip candidates than dice: enlarging the whole photo would cost seconds and find
+    # specks, so only the window around each die found is read again.
+
+    img = art.background(400, 300, colour=(200, 205, 210))
+    art.draw_die(img, (100, 100), 26, 5, body=(40, 40, 160), pip=(240, 240, 240))
+    rng = np.random.default_rng(7)
+    ys, xs = rng.integers(0, 300, 6000), rng.integers(0, 400, 6000)
+    far = (np.abs(xs - 100) > 30) | (np.abs(ys - 100) > 30)
+    for x, y in zip(xs[far], ys[far], strict=True):
+        cv2.circle(img, (int(x), int(y)), 1, (60, 60, 60), -1)
+    areas = _areas_read(monkeypatch)
     dice = read_array(img)
     assert areas[0] == 400 * 300
     assert len(areas) >= 2 and all(a < 0.1 * areas[0] for a in areas[1:]), areas
@@ -214,14 +222,7 @@ def test_a_photo_grainy_at_full_size_is_read_again_only_around_its_dice(
     rng = np.random.default_rng(3)
     img = np.clip(img + rng.normal(0.0, 4.0, img.shape), 0, 255).astype(np.uint8)
     assert reader.noise_sigma(img, 0.6) < reader._QUIET < reader.noise_sigma(img, 1.2)
-    areas: list[int] = []
-    real = reader._read_scaled
-
-    def counted(image: np.ndarray, *args: object, **kw: object) -> object:
-        areas.append(image.shape[0] * image.shape[1])
-        return real(image, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(reader, "_read_scaled", counted)
+    areas = _areas_read(monkeypatch)
     dice = read_array(img)
     assert len(areas) >= 2 and all(a < 0.02 * areas[0] for a in areas[1:]), areas
     for centre, side, value, _angle in layout:
