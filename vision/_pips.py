@@ -532,26 +532,22 @@ def _without_glare(c: PipCandidates, cut: npt.NDArray[np.bool_]) -> PipCandidate
     at least half as wide again, of the same plane and polarity: that blob is a pip, and
     what was cut inside it is its glare (it would pass for a pip's speck and hide the pip,
     see :func:`_drop_containers`)."""
-    if not cut.any() or len(c) <= 1:
+    pieces = np.flatnonzero(cut)
+    pips = np.flatnonzero(~cut & (c.roundness >= _ROUND_PIP))
+    if pieces.size == 0 or pips.size == 0:
         return c
-    from scipy.spatial import cKDTree
-
-    tree = cKDTree(c.xy)
+    # Every piece against every round pip at once, (pieces, pips): both are few.
+    apart = np.hypot(
+        c.xy[pieces, 0, None] - c.xy[None, pips, 0], c.xy[pieces, 1, None] - c.xy[None, pips, 1]
+    )
+    inside = (
+        (c.polarity[pieces, None] == c.polarity[None, pips])
+        & (c.channel[pieces, None] == c.channel[None, pips])
+        & (c.diam[None, pips] >= 1.5 * c.diam[pieces, None])
+        & (apart < 0.5 * c.diam[None, pips])
+    )
     keep = np.ones(len(c), bool)
-    round_pip = c.roundness >= _ROUND_PIP
-    for k in np.flatnonzero(cut).tolist():
-        for m in tree.query_ball_point(c.xy[k], r=0.5 * float(c.diam.max())):
-            if (
-                m != k
-                and not cut[m]
-                and round_pip[m]
-                and c.polarity[m] == c.polarity[k]
-                and c.channel[m] == c.channel[k]
-                and c.diam[m] >= 1.5 * c.diam[k]
-                and float(np.hypot(*(c.xy[m] - c.xy[k]))) < 0.5 * float(c.diam[m])
-            ):
-                keep[k] = False
-                break
+    keep[pieces[inside.any(axis=1)]] = False
     return c.take(keep)
 
 
