@@ -423,7 +423,8 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         )
         # The nearest pips, and the nearest as stark as the anchor's half: a faint speck
         # nearer than a stark pip's own sibling would otherwise be in every trial of it.
-        for like in (near, near & (contrast >= 0.5 * contrast[a])):
+        stark = near & (contrast >= 0.5 * contrast[a])
+        for like in (near, stark) if stark.sum() < near.sum() else (near,):
             order = np.flatnonzero(like)
             order = order[np.argsort(dist[a, order], kind="stable")]
             for size in range(2, min(6, order.shape[0]) + 1):
