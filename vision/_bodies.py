@@ -203,7 +203,7 @@ def find_body_dice(
         area = float(stat[cv2.CC_STAT_AREA])
         if any(
             np.hypot(cent[0] / scale - tx, cent[1] / scale - ty) < 0.7 * ts
-            for tx, ty, ts in [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
+            for tx, ty, ts in _places(taken, found)
         ):
             return
         comp = (labels[y : y + ch, x : x + cw] == i).astype(np.uint8)
@@ -298,10 +298,10 @@ def find_body_dice(
         )
         band = np.asarray(band_mat, np.int32)
         for j in range(1, nb):
+            if not _inside(band_stats[j], bw_, bh_):
+                continue  # cut by the frame: its face may be too
             x, y, cw, ch = (int(v) for v in band_stats[j, :4])
             area = float(band_stats[j, cv2.CC_STAT_AREA])
-            if x == 0 or y == 0 or x + cw >= bw_ or y + ch >= bh_:
-                continue  # cut by the frame: its face may be too
             if _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
                 # (read_lone leaves a blob around a die read alone.)
                 read_lone(band, band_stats[j], band_cents[j], j, least=2)
@@ -310,7 +310,7 @@ def find_body_dice(
             ):
                 # A heap, the dice read in it cut out (as in the first pass's clusters).
                 heap = round(area / expected)
-                known = [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
+                known = _places(taken, found)
                 found.extend(
                     b
                     for b in _read_cluster(
@@ -553,7 +553,7 @@ def _read_cluster(
     for i in order:
         px, py = int(xs[i]), int(ys[i])
         cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
-        near = taken + [(b.center[0], b.center[1], b.size) for b in out]
+        near = _places(taken, out)
         if any(np.hypot(cx - tx, cy - ty) < 0.7 * max(side / scale, ts) for tx, ty, ts in near):
             continue
         crop, x0, y0 = window(work, (cx, cy), half)
@@ -606,6 +606,13 @@ def _read_cluster(
             )
         )
     return out
+
+
+def _places(
+    taken: list[tuple[float, float, float]], found: list[BodyDie]
+) -> list[tuple[float, float, float]]:
+    """``(x, y, side)`` of the dice taken and of the dice found so far (work pixels)."""
+    return [*taken, *((b.center[0], b.center[1], b.size) for b in found)]
 
 
 def _doubted(face: FaceCount) -> FaceCount:
