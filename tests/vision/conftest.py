@@ -101,7 +101,45 @@ def datasets_dir() -> Path:
 def art() -> SimpleNamespace:
     """The drawing helpers: ``art.background(w, h, colour)``, ``art.draw_die(img, ...)``,
     ``art.pip_places(centre, side, value, ...)`` (where ``draw_die`` puts the pips), and
-    ``art.PIPS``, the pip places of each face in units of a pip step."""
+    ``art.PIPS``, the pip places of each face in units of a pip step, and
+    ``art.candidates(xy, ...)``, pip candidates made up for the reader's checks."""
     return SimpleNamespace(
-        background=background, draw_die=draw_die, pip_places=pip_places, PIPS=PIPS
+        background=background,
+        draw_die=draw_die,
+        pip_places=pip_places,
+        PIPS=PIPS,
+        candidates=candidates,
+    )
+
+
+def candidates(
+    xy: list[tuple[float, float]],
+    *,
+    diam: float | list[float] = 5.0,
+    contrast: float | list[float] = 100.0,
+    face_bgr: tuple[float, float, float] | list[tuple[float, float, float]] = (64, 64, 64),
+    roundness: float | list[float] = 0.85,
+) -> object:
+    """Pip candidates (``vision._pips.PipCandidates``) at ``xy``: bright pips on the grey
+    plane, each column one value for all or one per candidate; the face's grey is its
+    colour's mean, the ring all face."""
+    from vision._pips import PipCandidates
+
+    n = len(xy)
+
+    def column(v: object, shape: tuple[int, ...] = ()) -> npt.NDArray[np.float32]:
+        return np.broadcast_to(np.asarray(v, np.float32), (n, *shape)).copy()
+
+    face = column(face_bgr, (3,))
+    return PipCandidates(
+        np.asarray(xy, np.float32).reshape(n, 2),
+        column(diam),
+        column(1.0),
+        column(contrast),
+        face,
+        face.mean(axis=1),
+        column(1.0),
+        column(roundness),
+        np.zeros(n, np.intp),
+        column(0.0),
     )

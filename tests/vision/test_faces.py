@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -44,32 +46,18 @@ def test_uneven_rows_are_not_a_six() -> None:
     assert fit is None or fit.residual > DEFAULTS.max_grid_residual
 
 
-def _cands(rows: list[tuple[float, float, float, float]]) -> object:
-    """Pip candidates (x, y, diameter, contrast): bright, round, on one grey face."""
-    from vision._pips import PipCandidates
-
-    n = len(rows)
-    one = np.ones(n, np.float32)
-    return PipCandidates(
-        np.array([(x, y) for x, y, _d, _c in rows], np.float32),
-        np.array([d for _x, _y, d, _c in rows], np.float32),
-        one,
-        np.array([c for _x, _y, _d, c in rows], np.float32),
-        np.full((n, 3), 64, np.float32),
-        64 * one,
-        one,
-        0.85 * one,
-        np.zeros(n, np.intp),
-        np.zeros(n, np.float32),
-    )
-
-
-def test_a_faint_speck_nearer_than_a_pips_sibling_does_not_break_the_pair() -> None:
+def test_a_faint_speck_nearer_than_a_pips_sibling_does_not_break_the_pair(
+    art: SimpleNamespace,
+) -> None:
     from vision._faces import fit_cluster
 
     # A two's stark pips 21 px apart, and a faint speck (a fifth of their contrast) 11 px
     # from one and 18 px from the other: nearer to each than they are to each other. The
     # two is the stark pair; the speck is left over.
-    cands = _cands([(608.2, 578.8, 5.6, 151), (623.1, 593.6, 5.7, 151), (612.3, 597.0, 4.8, 33)])
-    fits = fit_cluster(cands, np.array([0, 1, 2], np.intp), DEFAULTS)  # type: ignore[arg-type]
+    cands = art.candidates(
+        [(608.2, 578.8), (623.1, 593.6), (612.3, 597.0)],
+        diam=[5.6, 5.7, 4.8],
+        contrast=[151, 151, 33],
+    )
+    fits = fit_cluster(cands, np.array([0, 1, 2], np.intp), DEFAULTS)
     assert sorted((f.value, tuple(sorted(f.members))) for f in fits) == [(1, (2,)), (2, (0, 1))]

@@ -754,30 +754,19 @@ def test_light_pips_joined_by_a_lit_edge_are_cut_loose(art: SimpleNamespace, sid
     assert [d.value for d in read_array(_lit_edge_dice(art, side))] == [4, 6, 5]
 
 
-def test_glare_cut_out_of_a_round_pip_is_no_pip() -> None:
-    from vision._pips import PipCandidates, _without_glare
-
-    def cands(rows: list[tuple[float, float, float, float]]) -> PipCandidates:
-        n = len(rows)
-        xy = np.array([(x, y) for x, y, _d, _r in rows], np.float32)
-        one = np.ones(n, np.float32)
-        return PipCandidates(
-            xy,
-            np.array([d for *_xy, d, _r in rows], np.float32),
-            one,
-            60 * one,
-            np.full((n, 3), 40, np.float32),
-            40 * one,
-            one,
-            np.array([r for *_xyd, r in rows], np.float32),
-            np.zeros(n, np.intp),
-            np.zeros(n, np.float32),
-        )
+def test_glare_cut_out_of_a_round_pip_is_no_pip(art: SimpleNamespace) -> None:
+    from vision._pips import _without_glare
 
     # A round pip 12 px wide holding a 4 px piece cut loose: glare, dropped. Inside a
     # square face's blob (roundness 0.7) the same piece is a pip, and so is one that
     # lies apart.
-    c = cands([(50, 50, 12, 0.95), (52, 51, 4, 0.9), (150, 50, 24, 0.7), (146, 46, 4, 0.9)])
+    c = art.candidates(
+        [(50, 50), (52, 51), (150, 50), (146, 46)],
+        diam=[12, 4, 24, 4],
+        contrast=60,
+        face_bgr=(40, 40, 40),
+        roundness=[0.95, 0.9, 0.7, 0.9],
+    )
     cut = np.array([False, True, False, True])
     kept = _without_glare(c, cut)
     assert kept.xy.tolist() == [[50, 50], [150, 50], [146, 46]]
@@ -1004,19 +993,15 @@ def test_a_blob_like_the_pips_off_the_grids_nodes_means_the_pips_are_not_one_fac
     assert not uncounted(cands((300.0, 200.0)))  # beyond the face
 
 
-def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row() -> None:
-    from vision._pips import PipCandidates
+def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row(art: SimpleNamespace) -> None:
     from vision.reader import _in_a_row
 
-    def cands(third_face: tuple[float, float, float]) -> PipCandidates:
+    def cands(third_face: tuple[float, float, float]) -> object:
         # A two's pips on a grey face and a like blob one more step along their diagonal.
-        xy = np.array([(100, 100), (115, 115), (130, 130)], np.float32)
-        one = np.ones(3, np.float32)
-        faces = np.array([(64, 65, 66), (64, 65, 66), third_face], np.float32)
-        return PipCandidates(
-            xy, 5.6 * one, one, 150 * one, faces, 64 * one, one, 0.85 * one,
-            np.zeros(3, np.intp), np.zeros(3, np.float32),
-        )  # fmt: skip
+        faces = [(64, 65, 66), (64, 65, 66), third_face]
+        return art.candidates(
+            [(100, 100), (115, 115), (130, 130)], diam=5.6, contrast=150, face_bgr=faces
+        )
 
     two = np.array([0, 1], np.intp)
     # On the same grey: a ruler's marks or a perforated strip. On a red die's face (the
