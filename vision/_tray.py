@@ -106,22 +106,33 @@ def refine_quad(
     floor_bgr = _lab_to_bgr(floor_lab)
     blockers = _blockers(dice_xy)
     centre = q.mean(axis=0)
-    lines: list[tuple[FloatArray, FloatArray]] = []
-    for i in range(4):
-        p, r = q[i], q[(i + 1) % 4]
-        d = r - p
+    lines: list[tuple[FloatArray, FloatArray]] = [(q[i], q[(i + 1) % 4] - q[i]) for i in range(4)]
+    # The sides to fit, their places sampled together (one call, each side's floor spread
+    # measured on its own places).
+    to_fit: list[tuple[int, FloatArray]] = []
+    for i, (p, d) in enumerate(lines):
         length = float(np.hypot(*d))
         if length < 4 * die_px:
-            lines.append((p, d))
             continue
         n = np.array([-d[1], d[0]]) / length
         if float(np.dot(n, centre - p)) > 0:
             n = -n
         if near_xy is not None and not _any_near(near_xy, p, n, MAX_MOVE * die_px):
-            lines.append((p, d))
             continue
-        fitted = _fit_side(image_bgr, p, d, n, die_px, floor_bgr, blockers)
-        lines.append(fitted if fitted is not None else (p, d))
+        to_fit.append((i, n))
+    if to_fit:
+        places = [_side_places(lines[i][0], lines[i][1], n) for i, n in to_fit]
+        base, normal, tang, half = (np.concatenate(parts) for parts in zip(*places, strict=True))
+        groups = np.repeat(np.arange(len(to_fit)), PLACES)
+        offs = _edge_offsets(
+            image_bgr, base, normal, tang, half, die_px, floor_bgr, blockers, groups=groups
+        )
+        for g, (i, _n) in enumerate(to_fit):
+            at = slice(g * PLACES, (g + 1) * PLACES)
+            p, d = lines[i]
+            fitted = _side_line(p, d, base[at], normal[at], offs[at], die_px)
+            if fitted is not None:
+                lines[i] = fitted
     out = []
     for i in range(4):
         pt = _intersect(lines[i - 1], lines[i])
@@ -204,24 +215,34 @@ def _blockers(dice_xy: FloatArray | None) -> FloatArray:
     return arr[:, :3]
 
 
-def _fit_side(
-    bgr: Image,
-    p: FloatArray,
-    d: FloatArray,
-    n: FloatArray,
-    die_px: float,
-    floor_bgr: FloatArray,
-    blockers: FloatArray,
-) -> tuple[FloatArray, FloatArray] | None:
-    """The side through ``p`` along ``d`` (outward normal ``n``) fitted to the floor's edge."""
+def _side_places(
+    p: FloatArray, d: FloatArray, n: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The :data:`PLACES` places sampled across the side through ``p`` along ``d`` (outward
+    unit normal ``n``): their points, normals, tangents (each (PLACES, 2)) and the half
+    length of the segment sampled at each (PLACES,)."""
     length = float(np.hypot(*d))
     u = d / length
     centres = (np.arange(PLACES) + 0.5) / PLACES
     base = p[None, :] + centres[:, None] * d[None, :]
     tang = np.repeat(u[None, :], PLACES, axis=0)
     normal = np.repeat(n[None, :], PLACES, axis=0)
-    half = 0.4 * length / PLACES
-    offs = _edge_offsets(bgr, base, normal, tang, half, die_px, floor_bgr, blockers)
+    half = np.full(PLACES, 0.4 * length / PLACES)
+    return base, normal, tang, half
+
+
+def _side_line(
+    p: FloatArray,
+    d: FloatArray,
+    base: FloatArray,
+    normal: FloatArray,
+    offs: FloatArray,
+    die_px: float,
+) -> tuple[FloatArray, FloatArray] | None:
+    """The side through ``p`` along ``d`` fitted to the floor's edge found at its places
+    (``base``, ``normal`` and the edge's offsets ``offs`` from :func:`_edge_offsets`); None
+    when too few places found it or the fitted line strays from the side."""
+    length = float(np.hypot(*d))
     ok = np.isfinite(offs)
     if ok.sum() < 4:
         return None
@@ -247,32 +268,51 @@ def _edge_offsets(
     base: FloatArray,
     normal: FloatArray,
     tang: FloatArray,
-    half: float,
+    half: float | FloatArray,
     die_px: float,
     floor_bgr: FloatArray,
     blockers: FloatArray,
+    *,
+    groups: npt.NDArray[np.int_] | None = None,
 ) -> FloatArray:
     """Where the floor ends across the outline at each place; NaN where it cannot be told.
 
     ``base`` (P, 2) points on the outline, ``normal`` (P, 2) unit outward normals,
     ``tang`` (P, 2) unit tangents, ``half`` the half length (pixels) of the segment
-    sampled at each offset. Returns (P,) offsets in pixels along the normal.
+    sampled at each offset, one for all places or (P,). ``groups`` (P,) numbers the
+    places whose floor is alike (a box's side): the floor's colour spread is measured over
+    each group's places (default: all places one group). Returns (P,) offsets in pixels
+    along the normal.
     """
     h, w = bgr.shape[:2]
+    n_places = len(base)
     step = max(0.5, 0.1 * die_px)
     offs = np.arange(-REACH * die_px, REACH_OUT * die_px + step, step)
-    along = np.linspace(-half, half, 11)
-    pts = (
-        base[:, None, None, :]
-        + offs[None, :, None, None] * normal[:, None, None, :]
-        + along[None, None, :, None] * tang[:, None, None, :]
-    )  # (places, offsets, samples, 2)
-    mx = pts[..., 0].astype(np.float32)
-    my = pts[..., 1].astype(np.float32)
+    halves = np.broadcast_to(np.asarray(half, np.float64), (n_places,))
+    along = np.empty((n_places, 11))
+    for value in np.unique(halves):
+        along[halves == value] = np.linspace(-value, value, 11)
+    # The sample points (places, offsets, samples), x and y.
+    mx, my = (
+        (
+            base[:, None, None, c]
+            + offs[None, :, None] * normal[:, None, None, c]
+            + along[:, None, :] * tang[:, None, None, c]
+        ).astype(np.float32)
+        for c in (0, 1)
+    )
     usable = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
+    # Each place's box of sample points: a die clear of a place's box is clear of all its
+    # samples, which need not be looked at one by one.
+    box = [v.reshape(n_places, -1) for v in (mx, my)]
+    lo_x, hi_x, lo_y, hi_y = box[0].min(1), box[0].max(1), box[1].min(1), box[1].max(1)
     for bx, by, bs in blockers:
         r = DIE_CLEARANCE * (bs if bs > 0 else die_px)
-        usable &= (mx - bx) ** 2 + (my - by) ** 2 > r * r
+        gap_x = np.maximum(np.maximum(lo_x - bx, bx - hi_x), 0.0)
+        gap_y = np.maximum(np.maximum(lo_y - by, by - hi_y), 0.0)
+        near = np.flatnonzero(gap_x**2 + gap_y**2 <= r * r)
+        if near.size:
+            usable[near] &= (mx[near] - bx) ** 2 + (my[near] - by) ** 2 > r * r
     flat_x = mx.reshape(-1, mx.shape[-1])
     flat_y = my.reshape(-1, my.shape[-1])
     samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
@@ -285,44 +325,55 @@ def _edge_offsets(
     ref = floor_bgr / max(1.0, float(floor_bgr.sum()))
     diff = np.sqrt(((shares - ref) ** 2).sum(axis=2))
     inner = offs < -0.5 * REACH * die_px
-    usable_inner = ok_off[:, inner]
-    spread = float(np.median(diff[:, inner][usable_inner])) if usable_inner.any() else 0.0
+    group_of = np.zeros(n_places, np.int_) if groups is None else np.asarray(groups)
+    spread = np.zeros(n_places)
+    for g in np.unique(group_of):
+        sel = group_of == g
+        usable_inner = ok_off[sel][:, inner]
+        if usable_inner.any():
+            spread[sel] = float(np.median(diff[sel][:, inner][usable_inner]))
     bright = float(floor_bgr.sum())
     # Shares of a dark pixel are noisier (the same sensor noise on smaller values).
     darker = np.sqrt(np.clip(bright / np.maximum(total, 1.0), 1.0, 9.0))
-    tol = max(MIN_CHROMA_STEP, 2.5 * spread) * darker
+    tol = np.maximum(MIN_CHROMA_STEP, 2.5 * spread)[:, None] * darker
     not_brighter = total < 1.3 * bright + 30.0
     floor_like = (diff < tol) & (total >= MIN_BRIGHTNESS) & not_brighter
     deep_level = DEEP_SHADE * bright
     deep = total < deep_level
-    out = np.full(len(base), np.nan)
+    out = np.full(n_places, np.nan)
+    n_off = len(offs)
     n_inner = max(1, int(inner.sum()) // 2)
-    for k in range(len(base)):
-        run = floor_like[k] & ok_off[k]
-        if not run[:n_inner].any():
-            continue  # no floor where it should be (a die or a glare): no edge here
-        start = int(np.argmax(run))
-        stop = start
-        while stop + 1 < len(offs) and (run[stop + 1] or not ok_off[k, stop + 1]):
-            stop += 1
-        # A gap in the samples (a die) that the floor does not continue beyond: the edge
-        # lies somewhere under the die, so this place says nothing.
-        while stop > start and not ok_off[k, stop]:
-            stop -= 1
-        span = max(2, round(0.3 * die_px / step))
-        if stop + 1 >= len(offs):
+    run = floor_like & ok_off
+    # The floor's run at each place: from its first offset of floor on, through floor and
+    # gaps in the samples (a die), to the last usable offset before anything else. A gap
+    # the floor does not continue beyond ends the run before it: the edge lies somewhere
+    # under the die, so such a place says nothing.
+    start = np.argmax(run, axis=1)
+    index = np.arange(n_off)
+    after = index[None, :] > start[:, None]
+    ends = after & ~(run | ~ok_off)
+    stop = np.where(ends.any(axis=1), np.argmax(ends, axis=1) - 1, n_off - 1)
+    in_run = ok_off & (index[None, :] >= start[:, None]) & (index[None, :] <= stop[:, None])
+    stop = n_off - 1 - np.argmax(in_run[:, ::-1], axis=1)
+    span = max(2, round(0.3 * die_px / step))
+    for k in np.flatnonzero(run[:, :n_inner].any(axis=1)).tolist():
+        # (No floor where it should be, a die or a glare, leaves a place out.)
+        first, last_floor = int(start[k]), int(stop[k])
+        if last_floor + 1 >= n_off:
             # The floor's colour runs past the search (a grey floor, a grey wall, a grey
             # table: chromaticity cannot end it); a step in brightness still can.
-            stepped = _first_step(total[k], ok_off[k], start, stop, span, deep_level)
-            if stepped >= stop:
+            stepped = _first_step(total[k], ok_off[k], first, last_floor, span, deep_level)
+            if stepped >= last_floor:
                 continue  # no edge found
             out[k] = 0.5 * (offs[stepped] + offs[stepped + 1])
             continue
-        if not ok_off[k, stop + 1]:
+        if not ok_off[k, last_floor + 1]:
             continue
-        stop = _first_step(total[k], ok_off[k], start, stop, span, deep_level)
-        last = _through_deep_shade(k, stop, total, deep, ok_off, floor_like, bright, step, die_px)
-        if last is None or last + 1 >= len(offs):
+        last_floor = _first_step(total[k], ok_off[k], first, last_floor, span, deep_level)
+        last = _through_deep_shade(
+            k, last_floor, total, deep, ok_off, floor_like, bright, step, die_px
+        )
+        if last is None or last + 1 >= n_off:
             continue
         out[k] = 0.5 * (offs[last] + offs[last + 1])
     return out
@@ -360,19 +411,21 @@ def _first_step(
     the floor darkens it more gradually, over its penumbra, and deeper; walking outwards
     from the lit floor nothing brightens it sharply but a wall.
     """
-    for o in range(start + span, stop - span + 1):
-        # The cheap test first: most offsets show no step at all.
-        if not (ok[o] and ok[o + span]):
-            continue
-        ratio = total[o + span] / max(1.0, total[o])
-        if STEP_DROP <= ratio <= STEP_RISE:
-            continue
+    first, end = start + span, stop - span + 1
+    if end <= first:
+        return stop
+    # The cheap test first, on every offset at once: most offsets show no step at all.
+    ratios = total[first + span : end + span] / np.maximum(total[first:end], 1.0)
+    steps = ok[first:end] & ok[first + span : end + span]
+    steps &= (ratios < STEP_DROP) | (ratios > STEP_RISE)
+    for o in (np.flatnonzero(steps) + first).tolist():
+        ratio = float(ratios[o - first])
         before = total[start:o][ok[start:o]]
         after = total[o + span : stop + 1][ok[o + span : stop + 1]]
         if before.size < span or after.size < span:
             continue
-        hi = float(np.median(before[-3 * span :]))
-        lo = float(np.median(after))
+        hi = _median(before[-3 * span :])
+        lo = _median(after)
         # A fall into deep shade is left to :func:`_through_deep_shade`.
         fell = ratio < STEP_DROP and max(deep_level, STEP_FLOOR * hi) <= lo < STEP_DROP * hi
         rose = ratio > STEP_RISE and lo > STEP_RISE * hi
@@ -384,6 +437,15 @@ def _first_step(
                     return max(start, j - 1)
             return o
     return stop
+
+
+def _median(values: FloatArray) -> float:
+    """``np.median`` of a short 1-D array, without its general machinery."""
+    ordered = np.sort(values)
+    mid = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[mid])
+    return float((ordered[mid - 1] + ordered[mid]) / 2.0)
 
 
 def _through_deep_shade(
