@@ -95,6 +95,11 @@ class FaceFit(NamedTuple):
     #: Shorter over longer axis of the grid as seen (affine fit, four pips or more): near 1
     #: for a face seen straight on, small for a side face seen at a glancing angle.
     squash: float = 1.0
+    #: The largest pip offset from that affine grid (a square face seen aslant is a
+    #: parallelogram), in steps of its shorter axis; ``residual`` for fewer than four pips.
+    affine_residual: float = math.inf
+    #: The direction (radians, modulo pi) of that grid's shorter axis in the image.
+    short_axis: float = 0.0
 
 
 def fit_layout(
@@ -172,7 +177,7 @@ def fit_layout(
         float(res[best]),
         members,
         grid_places(centre_xy, step, angle, empty),
-        _squash(grid, q) if grid is not None else 1.0,
+        *(_affine(grid, q) if grid is not None else (1.0, float(res[best]), 0.0)),
     )
 
 
@@ -246,12 +251,20 @@ def _six_grid(
     return np.stack(pair, axis=1)
 
 
-def _squash(grid: npt.NDArray[np.float64], q: npt.NDArray[np.float64]) -> float:
-    """Shorter over longer axis of the affine map from grid places ``grid`` (N, 2) to the
-    pips ``q`` (N, 2): near 1 for a face seen straight on."""
+def _affine(
+    grid: npt.NDArray[np.float64], q: npt.NDArray[np.float64]
+) -> tuple[float, float, float]:
+    """The affine map from grid places ``grid`` (N, 2) to the pips ``q`` (N, 2), both
+    centred: its shorter over longer axis (near 1 for a face seen straight on), the largest
+    pip offset from it in steps of its shorter axis (inf when it is degenerate) and the
+    direction of that axis in the image (radians, modulo pi)."""
     affine, *_ = np.linalg.lstsq(grid, q, rcond=None)
-    sv = np.linalg.svd(affine, compute_uv=False)
-    return float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+    _u, sv, vt = np.linalg.svd(affine)
+    short = float(np.arctan2(vt[-1, 1], vt[-1, 0]) % np.pi)
+    if not sv[-1] > 0:
+        return (float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0), math.inf, short
+    offset = float(np.sqrt(((grid @ affine - q) ** 2).sum(axis=1)).max())
+    return float(sv[-1] / sv[0]), offset / float(sv[-1]), short
 
 
 def _trial_fits(

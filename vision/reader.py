@@ -1269,6 +1269,24 @@ def _above(die: _Die, other: _Die) -> bool:
     return 0.55 * side <= dist < _SIDE_REACH * die.size and -dy > 0.8 * dist
 
 
+def _foreshortened_as_pips(fit: FaceFit, cands: PipCandidates) -> bool:
+    """True when a face of four pips or more is flattened as its own pips are: about as
+    much, along about the direction they agree on. A camera looking aslant sees a square
+    face as a parallelogram and its round pips as ellipses flattened the same way; such a
+    face's pips are judged against its grid as seen, not a square one."""
+    if len(fit.members) < 4 or fit.squash >= 1.0:
+        return False
+    members = np.array(fit.members, np.intp)
+    doubled = 2.0 * cands.minor[members].astype(np.float64)
+    c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
+    if np.hypot(c, s) < _ASLANT_AGREE:
+        return False
+    direction = 0.5 * float(np.arctan2(s, c)) % np.pi
+    turn = abs((fit.short_axis - direction + 0.5 * np.pi) % np.pi - 0.5 * np.pi)
+    squash = float(np.median(cands.roundness[members]))
+    return _FACE_SQUASH * squash <= fit.squash and turn <= _FACE_TURN
+
+
 def _seen_aslant(squash: float | None, params: ReaderParams) -> ReaderParams:
     """``params`` for a photo whose stark pips are flattened to ``squash`` (a camera looking
     aslant, see :class:`_Stark`): a lone pip may be as flattened as they are, in
@@ -1360,6 +1378,12 @@ _OVERLAP = 0.55
 #: other's) and towards it (within acos(_SIDE_AIM)), is a side face.
 _SIDE_SQUASH = 0.85
 _SIDE_AIM = 0.85
+
+#: A face of four pips or more is judged against its grid as seen (a parallelogram) when
+#: the grid is flattened no more than this share of its pips' roundness, along a direction
+#: within this angle (radians) of the one their shortest widths agree on.
+_FACE_SQUASH = 0.8
+_FACE_TURN = float(np.deg2rad(25.0))
 
 #: Roundness of a lone pip seen straight on or nearly so.
 _ROUND_ONE = 0.75
@@ -1839,7 +1863,10 @@ def _check_face(
     else:
         size = 3.6 * fit.step
         outline = _square(fit.center, size, fit.angle)
-        quality_fit = 1.0 - 0.5 * fit.residual / params.max_grid_residual
+        residual = fit.residual
+        if _foreshortened_as_pips(fit, cands):
+            residual = min(residual, fit.affine_residual)
+        quality_fit = 1.0 - 0.5 * residual / params.max_grid_residual
         # The face around the grid must be one colour: the strip between the outer pips and
         # the face's edge, and the empty grid places. Pips that are really on two dice, or
         # on a die and the floor, leave part of this "face" on something else.

@@ -119,10 +119,12 @@ def candidates(
     contrast: float | list[float] = 100.0,
     face_bgr: tuple[float, float, float] | list[tuple[float, float, float]] = (64, 64, 64),
     roundness: float | list[float] = 0.85,
+    minor: float | list[float] = 0.0,
 ) -> object:
     """Pip candidates (``vision._pips.PipCandidates``) at ``xy``: bright pips on the grey
-    plane, each column one value for all or one per candidate; the face's grey is its
-    colour's mean, the ring all face."""
+    plane, each column one value for all or one per candidate (``minor``: the direction of
+    a pip's shortest width, radians); the face's grey is its colour's mean, the ring all
+    face."""
     from vision._pips import PipCandidates
 
     n = len(xy)
@@ -141,5 +143,5 @@ def candidates(
         column(1.0),
         column(roundness),
         np.zeros(n, np.intp),
-        column(0.0),
+        column(minor),
     )

@@ -61,3 +61,46 @@ def test_a_faint_speck_nearer_than_a_pips_sibling_does_not_break_the_pair(
     )
     fits = fit_cluster(cands, np.array([0, 1, 2], np.intp), DEFAULTS)
     assert sorted((f.value, tuple(sorted(f.members))) for f in fits) == [(1, (2,)), (2, (0, 1))]
+
+
+def _seen_aslant(step: float, squash: float, short_deg: float, turn_deg: float) -> np.ndarray:
+    """A four's pips on a square face turned by ``turn_deg``, seen flattened to ``squash``
+    across the direction ``short_deg`` (as a camera looking aslant sees it)."""
+    along = np.deg2rad(short_deg - 90.0)
+    rot = np.array([[np.cos(along), -np.sin(along)], [np.sin(along), np.cos(along)]])
+    flatten = rot @ np.diag([1.0, squash]) @ rot.T
+    square = _placed([(-1, -1), (-1, 1), (1, -1), (1, 1)], step, turn_deg) - 100.0
+    return (square @ flatten.T + 100.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("turn", [0.0, 20.0])
+def test_a_face_seen_aslant_fits_its_grid_as_seen(turn: float) -> None:
+    # Flattened to 0.65 a square grid fits the four pips loosely; the grid as the camera
+    # sees it (a parallelogram) fits them exactly, its short axis across the flattening.
+    fit = fit_layout(_seen_aslant(9.0, 0.65, 120.0, turn), (0, 1, 2, 3), 5.0)
+    assert fit is not None and fit.value == 4
+    assert fit.residual > 0.25
+    assert fit.affine_residual < 0.01
+    assert fit.squash == pytest.approx(0.65, abs=0.01)
+    assert np.rad2deg(fit.short_axis) == pytest.approx(120.0, abs=0.5)
+
+
+def test_a_face_is_judged_as_seen_only_when_its_pips_are_flattened_alike(
+    art: SimpleNamespace,
+) -> None:
+    from vision.reader import _foreshortened_as_pips
+
+    xy = _seen_aslant(9.0, 0.65, 120.0, 10.0)
+    fit = fit_layout(xy, (0, 1, 2, 3), 5.0)
+    assert fit is not None
+    across = np.deg2rad(120.0)
+    # Pips flattened as much as the grid, across the same direction: a face seen aslant.
+    pips = art.candidates(xy.tolist(), roundness=0.66, minor=across)
+    assert _foreshortened_as_pips(fit, pips)
+    # Round pips on a flattened grid, or pips flattened every which way: no camera's view
+    # explains them (four blobs of a six, say), so the grid must be square.
+    assert not _foreshortened_as_pips(fit, art.candidates(xy.tolist(), roundness=0.95))
+    scattered = [across, across + 1.2, across - 1.0, across + 0.4]
+    assert not _foreshortened_as_pips(
+        fit, art.candidates(xy.tolist(), roundness=0.66, minor=scattered)
+    )
