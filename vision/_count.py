@@ -537,10 +537,21 @@ def _ignores_a_pip(
     reach = max(2.0 * fit.step, 3.2 * diam) if sparse else 2.0 * fit.step
     six_reach = _SIX_REACH * fit.step if on_die and fit.value == 4 else 0.0
     roundness = float(np.mean([b.roundness for b in subset])) if six_reach else 0.0
+    strongest = max(b.peak for b in subset)
     beside = 0
     for b in blobs:
         if b in subset:
             continue
+        if (
+            sparse
+            and on_die
+            and b.peak > strongest
+            and b.diameter >= 0.7 * diam
+            and b.roundness >= _SPARSE_ROUND
+        ):
+            # A pip-shaped blob on the die starker than every counted pip: a one or a two
+            # read from the die's specks beside its real, unexplained, pips.
+            return True
         dist = math.hypot(b.x - fit.centre[0], b.y - fit.centre[1])
         if dist >= reach:
             # (A blob this like the pips nearer than ``reach`` is refused below anyway.)
@@ -575,6 +586,9 @@ def _ignores_a_pip(
             return True
     return False
 
+
+#: Least roundness of a blob on a die that keeps a one or a two read from fainter blobs.
+_SPARSE_ROUND = 0.6
 
 #: How far (grid steps) from a four's centre two pips like its own on the same die tell
 #: that it is part of a six set wide (see :func:`_ignores_a_pip`).

@@ -222,6 +222,23 @@ def test_a_four_whose_other_two_pips_are_smeared_is_not_read_as_a_two(
     assert read_face(plain).value == 2
 
 
+def test_a_two_of_specks_beside_starker_pips_is_not_read() -> None:
+    # A marbled dark die: its light pips, broken up by the marbling (flattened, off any
+    # grid), are starker than two dark specks of the marbling that lie on a two's
+    # diagonal. The specks are no two: the die is left unread rather than misread.
+    s = 4
+    img = np.full((96 * s, 96 * s, 3), GREY_FLOOR, np.uint8)
+    cv2.rectangle(img, (16 * s, 16 * s), (80 * s, 80 * s), (75, 65, 65), -1)
+    for k, (x, y) in enumerate(((30, 30), (28, 52), (36, 66), (62, 66), (70, 28))):
+        axes = (round(5.5 * s), round(3.5 * s))
+        cv2.ellipse(img, (x * s, y * s), axes, 40 * k, 0, 360, (80, 80, 150), -1, cv2.LINE_AA)
+    for x, y in ((50, 38), (58, 46)):
+        cv2.circle(img, (x * s, y * s), 3 * s, (30, 25, 25), -1, cv2.LINE_AA)
+    result = read_face(cv2.resize(img, (96, 96), interpolation=cv2.INTER_AREA))
+    assert result.value is None
+    assert result.reason
+
+
 def test_an_empty_face_is_uncertain() -> None:
     crop = np.full((80, 80, 3), GREY_FLOOR, np.uint8)
     cv2.rectangle(crop, (16, 16), (64, 64), WHITE, -1)
