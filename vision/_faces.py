@@ -96,7 +96,7 @@ class FaceFit(NamedTuple):
     #: for a face seen straight on, small for a side face seen at a glancing angle.
     squash: float = 1.0
     #: The largest pip offset from that affine grid (a square face seen aslant is a
-    #: parallelogram), in steps of its shorter axis; ``residual`` for fewer than four pips.
+    #: parallelogram), in steps of its shorter axis; inf for fewer than four pips.
     affine_residual: float = math.inf
     #: The direction (radians, modulo pi) of that grid's shorter axis in the image.
     short_axis: float = 0.0
@@ -177,7 +177,7 @@ def fit_layout(
         float(res[best]),
         members,
         grid_places(centre_xy, step, angle, empty),
-        *(_affine(grid, q) if grid is not None else (1.0, float(res[best]), 0.0)),
+        *(_affine(grid, q) if grid is not None else (1.0, math.inf, 0.0)),
     )
 
 

@@ -1270,10 +1270,11 @@ def _above(die: _Die, other: _Die) -> bool:
 
 
 def _foreshortened_as_pips(fit: FaceFit, cands: PipCandidates) -> bool:
-    """True when a face of four pips or more is flattened as its own pips are: about as
-    much, along about the direction they agree on. A camera looking aslant sees a square
-    face as a parallelogram and its round pips as ellipses flattened the same way; such a
-    face's pips are judged against its grid as seen, not a square one."""
+    """True when a face of four pips or more is flattened as its own pips are: no more than
+    they are (give or take :data:`_FACE_SQUASH`), along about the direction their shortest
+    widths agree on. A camera looking aslant sees a square face as a parallelogram and its
+    round pips as ellipses flattened the same way; such a face's pips are judged against
+    its grid as seen, not a square one."""
     if len(fit.members) < 4 or fit.squash >= 1.0:
         return False
     members = np.array(fit.members, np.intp)
