@@ -100,6 +100,9 @@ class FaceFit(NamedTuple):
     affine_residual: float = math.inf
     #: The direction (radians, modulo pi) of that grid's shorter axis in the image.
     short_axis: float = 0.0
+    #: That grid's two axes (2, 2): rows are the image vectors (pixels) of one grid step
+    #: along each; None for fewer than four pips.
+    axes: npt.NDArray[np.float64] | None = None
 
 
 def fit_layout(
@@ -177,7 +180,7 @@ def fit_layout(
         float(res[best]),
         members,
         grid_places(centre_xy, step, angle, empty),
-        *(_affine(grid, q) if grid is not None else (1.0, math.inf, 0.0)),
+        *(_affine(grid, q) if grid is not None else (1.0, math.inf, 0.0, None)),
     )
 
 
@@ -253,18 +256,20 @@ def _six_grid(
 
 def _affine(
     grid: npt.NDArray[np.float64], q: npt.NDArray[np.float64]
-) -> tuple[float, float, float]:
+) -> tuple[float, float, float, npt.NDArray[np.float64]]:
     """The affine map from grid places ``grid`` (N, 2) to the pips ``q`` (N, 2), both
     centred: its shorter over longer axis (near 1 for a face seen straight on), the largest
-    pip offset from it in steps of its shorter axis (inf when it is degenerate) and the
-    direction of that axis in the image (radians, modulo pi)."""
-    affine, *_ = np.linalg.lstsq(grid, q, rcond=None)
+    pip offset from it in steps of its shorter axis (inf when it is degenerate), the
+    direction of that axis in the image (radians, modulo pi) and the map itself (2, 2),
+    rows the image vectors of the grid's two axes."""
+    solved, *_ = np.linalg.lstsq(grid, q, rcond=None)
+    affine: npt.NDArray[np.float64] = np.asarray(solved, np.float64)
     _u, sv, vt = np.linalg.svd(affine)
     short = float(np.arctan2(vt[-1, 1], vt[-1, 0]) % np.pi)
     if not sv[-1] > 0:
-        return (float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0), math.inf, short
+        return (float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0), math.inf, short, affine
     offset = float(np.sqrt(((grid @ affine - q) ** 2).sum(axis=1)).max())
-    return float(sv[-1] / sv[0]), offset / float(sv[-1]), short
+    return float(sv[-1] / sv[0]), offset / float(sv[-1]), short, affine
 
 
 def _trial_fits(

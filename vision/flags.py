@@ -67,6 +67,11 @@ LEAN_SHIFT = 0.22
 #: another, a wrong outline) keep it at 0.16.
 EDGE_GAIN = 0.4
 EDGE_SHIFT = 0.16
+#: A die's top face tilted this much (degrees, as its pips' grid shows it) towards a die
+#: flagged leaning on it, within FACE_AIM_DEG, takes the flag over (see
+#: :func:`_lean_of_tilted_face`).
+FACE_TILT_DEG = 25.0
+FACE_AIM_DEG = 30.0
 #: Below this overlap (IoU) between the measured and predicted flat silhouettes the
 #: measurement is not trusted at all (the die's pixels were not separated from their
 #: surroundings). A die leaning 30 degrees overlaps a flat die's silhouette by only about
@@ -193,6 +198,7 @@ def apply_flags(
             _add_lean_scores(image_bgr, look, scene, common)
         verdicts.append(_judge(look, common) if look is not None else _far_outside(die, scene))
     _one_of_each_pair(verdicts, looks, common)
+    _lean_of_tilted_face(verdicts, dice, scene)
     for die, judged in zip(dice, verdicts, strict=True):
         flags = list(die.flags)
         evidence = list(die.evidence)
@@ -692,6 +698,76 @@ def _one_of_each_pair(
                 drops.add(j if rij >= rji else i)
     for i in drops:
         verdicts[i] = [(f, why) for f, why in verdicts[i] if f != "leaning"]
+
+
+def _face_tilt(die: DieReading, scene: _Scene) -> tuple[float, FloatArray] | None:
+    """How far a die's top face is tilted from the floor's plane, as its pips' grid shows it
+    (faces of four pips or more): the angle in degrees, and the image direction (unit) its
+    face is foreshortened along. The grid is carried onto the plane of the top faces through
+    the camera: a flat die's face is square there, a tilted one's is shortened by the
+    cosine of its tilt across its axis of tilt. None without the grid or a camera."""
+    pose, units = scene.pose, scene.die_units
+    if die.face_axes is None or pose is None or units is None:
+        return None
+    c = np.array(die.center, np.float64)
+    a1, a2 = (np.array(v, np.float64) for v in die.face_axes)
+    top = pose.back_project(np.array([c, c + a1, c + a2]), z=units)
+    grid = np.array([top[1, :2] - top[0, :2], top[2, :2] - top[0, :2]])
+    _u, sv, vt = np.linalg.svd(grid)
+    if not sv[0] > 0:
+        return None
+    short = vt[-1] * 0.1 * units
+    ends = pose.project(
+        np.array(
+            [[top[0, 0], top[0, 1], units], [top[0, 0] + short[0], top[0, 1] + short[1], units]]
+        )
+    )
+    along = ends[1] - ends[0]
+    norm = float(np.hypot(*along))
+    if not norm > 0:
+        return None
+    return math.degrees(math.acos(min(1.0, float(sv[-1] / sv[0])))), along / norm
+
+
+def _lean_of_tilted_face(
+    verdicts: list[list[tuple[str, str]]], dice: Sequence[DieReading], scene: _Scene
+) -> None:
+    """A die flagged leaning on a die beside it, whose top face its pips show tilted
+    towards the flagged die by :data:`FACE_TILT_DEG` or more (and more than the flagged
+    die's own): the lean is that die's, and the flag moves to it (in place).
+
+    A die leaning on another shows its side face between the two; the pixels of that face
+    make the other die's silhouette reach towards it, so the die leant on may be the one
+    flagged. The top faces tell them apart: the leaning die's is tilted.
+    """
+    tilts = [_face_tilt(d, scene) for d in dice]
+    aim = math.cos(math.radians(FACE_AIM_DEG))
+    for i, die in enumerate(dice):
+        if not any(f == "leaning" for f, _ in verdicts[i]):
+            continue
+        for j, other in enumerate(dice):
+            tilt = tilts[j]
+            if j == i or tilt is None or tilt[0] < FACE_TILT_DEG:
+                continue
+            if any(f == "leaning" for f, _ in verdicts[j]):
+                continue
+            gap = np.array(die.center, np.float64) - np.array(other.center, np.float64)
+            dist = float(np.hypot(*gap))
+            if not 0 < dist < 0.8 * (die.size_px + other.size_px):
+                continue
+            own = tilts[i]
+            if abs(float(gap @ tilt[1])) < aim * dist or (own is not None and own[0] >= tilt[0]):
+                continue
+            verdicts[i] = [(f, why) for f, why in verdicts[i] if f != "leaning"]
+            verdicts[j] = [
+                *verdicts[j],
+                (
+                    "leaning",
+                    f"top-face shape: its pips show its face tilted about {tilt[0]:.0f} "
+                    "degrees towards the die beside it, which its side face made look leaning",
+                ),
+            ]
+            break
 
 
 def _longest_run(flags: npt.NDArray[np.bool_]) -> int:

@@ -145,6 +145,26 @@ _SHORT_FACE = 0.8
 _RECOUNT_LEAST_SIDE = 16.0
 
 
+#: Two image vectors ``((x, y), (x, y))``: a face's grid axes.
+Axes = tuple[tuple[float, float], tuple[float, float]]
+
+
+def _scaled_axes(axes: Axes | None, fx: float, fy: float) -> Axes | None:
+    """``axes`` in an image stretched by ``fx`` along x and ``fy`` along y."""
+    if axes is None:
+        return None
+    (ax, ay), (bx, by) = axes
+    return ((ax * fx, ay * fy), (bx * fx, by * fy))
+
+
+def _mapped_axes(axes: Axes | None, affine: npt.NDArray[np.float64]) -> Axes | None:
+    """``axes`` through the linear part of a 2x3 ``affine`` map of the image."""
+    if axes is None:
+        return None
+    (ax, ay), (bx, by) = (affine[:, :2] @ np.array(axes, np.float64).T).T.tolist()
+    return ((float(ax), float(ay)), (float(bx), float(by)))
+
+
 class _Die(NamedTuple):
     """A die found on the work image, before mapping back to the photo."""
 
@@ -162,6 +182,9 @@ class _Die(NamedTuple):
     #: body's middle (:func:`_more_pips`), else 0: the die is that big, whatever its pips'
     #: spread says.
     body_side: float = 0.0
+    #: The face's grid as its pips show it (four pips or more): the image vectors of one
+    #: grid step along its two axes (see :attr:`DieReading.face_axes`).
+    axes: Axes | None = None
 
 
 class _Scaled(NamedTuple):
@@ -257,6 +280,7 @@ def read_array(
             confidence=round(d.confidence, 3),
             flags=() if d.value is not None else ("uncertain",),
             outline=tuple((x / scale_x, y / scale_y) for x, y in d.outline),
+            face_axes=_scaled_axes(d.axes, 1.0 / scale_x, 1.0 / scale_y),
         )
         for _diam, d in dice
         if d.value is not None or not _cut_by_frame(d, work.shape[1], work.shape[0])
@@ -707,6 +731,7 @@ def _counted(d: _Die, face: FaceCount, x0: int, y0: int, side: float, turn: floa
         size=size,
         confidence=min(d.confidence, face.confidence),
         outline=_square(centre, size, turn),
+        axes=None,
     )
 
 
@@ -862,6 +887,7 @@ def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
         center=(d.center[0] * fx, d.center[1] * fy),
         size=d.size * 0.5 * (fx + fy),
         outline=tuple((x * fx, y * fy) for x, y in d.outline),
+        axes=_scaled_axes(d.axes, fx, fy),
     )
 
 
@@ -990,6 +1016,7 @@ def rescaled(d: DieReading, factor: float) -> DieReading:
         center=_scaled_point(d.center, factor),
         size_px=d.size_px * factor,
         outline=tuple(_scaled_point(p, factor) for p in d.outline),
+        face_axes=_scaled_axes(d.face_axes, factor, factor),
     )
 
 
@@ -1054,6 +1081,7 @@ def _read_work(
                     center=(float(pts[0, 0]), float(pts[0, 1])),
                     size=d.size * shrink,
                     outline=tuple((float(x), float(y)) for x, y in pts[1:]),
+                    axes=_mapped_axes(d.axes, back),
                 ),
             )
         )
@@ -1812,6 +1840,14 @@ def _square(
     return tuple((float(x), float(y)) for x, y in box)
 
 
+def _axes_of(fit: FaceFit) -> Axes | None:
+    """A fit's grid axes (:attr:`_Die.axes`), for four pips or more."""
+    if fit.axes is None or fit.value < 4:
+        return None
+    (ax, ay), (bx, by) = fit.axes.tolist()
+    return ((float(ax), float(ay)), (float(bx), float(by)))
+
+
 def _check_face(
     fit: FaceFit,
     cands: PipCandidates,
@@ -1932,4 +1968,5 @@ def _check_face(
         squash,
         (float(face_bgr[0]), float(face_bgr[1]), float(face_bgr[2])),
         fit.value,
+        axes=_axes_of(fit),
     )

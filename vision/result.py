@@ -20,6 +20,9 @@ class DieReading:
     image as displayed (EXIF orientation applied). ``size_px`` is the die's side in
     pixels. ``outline`` is the face's outline polygon ``((x, y), ...)`` for drawing.
     ``evidence`` says, per flag, why the die was flagged (one short sentence each).
+    ``face_axes`` is the face's grid as its pips show it, for a face of four pips or more
+    read by them: the image vectors (pixels) from one pip place to the next along the
+    grid's two axes (a square face seen aslant, or tilted, shows a parallelogram).
     """
 
     value: int | None
@@ -29,6 +32,7 @@ class DieReading:
     flags: tuple[str, ...] = ()
     outline: tuple[Point, ...] = ()
     evidence: tuple[str, ...] = ()
+    face_axes: tuple[Point, Point] | None = None
 
     @property
     def needs_reroll(self) -> bool:
