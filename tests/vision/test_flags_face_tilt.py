@@ -99,3 +99,20 @@ def test_the_reader_gives_the_grid_of_faces_of_four_pips_or_more() -> None:
         for x, y in die.face_axes:
             assert 0.2 * die.size_px < math.hypot(x, y) < 0.35 * die.size_px
     assert all(d.face_axes is None for d in reading.dice if d.value is not None and d.value < 4)
+
+
+@pytest.mark.parametrize("nadir", [(399.5, 299.5), (400.0, 900.0), (-200.0, 300.0)])
+def test_a_flat_face_seen_by_a_tilted_camera_is_flat(nadir: tuple[float, float]) -> None:
+    # The camera looks aslant (its nadir below or left of the photo): a flat die's face
+    # shows as a parallelogram in the photo, square again on the plane of the top faces.
+    pose = pose_from_nadir(nadir, (800, 600))
+    scene = _Scene(None, None, None, 12.0, pose, UNITS)
+    for x, y in ((150.0, 120.0), (400.0, 300.0), (650.0, 480.0)):
+        top = pose.back_project(np.array([[x, y]]), z=UNITS)[0]
+        step = 0.27 * UNITS
+        moves = np.array([[0.0, 0.0, 0.0], [step, 0.0, 0.0], [0.0, step, 0.0]])
+        seen = pose.project(top[None, :] + moves)
+        axes = tuple((float(p[0]), float(p[1])) for p in seen[1:] - seen[0])
+        die = DieReading(4, (x, y), 40.0, 0.95, face_axes=(axes[0], axes[1]))
+        tilt = _face_tilt(die, scene)
+        assert tilt is not None and tilt[0] < 3.0
