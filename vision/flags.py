@@ -732,14 +732,17 @@ def _face_tilt(die: DieReading, scene: _Scene) -> tuple[float, FloatArray] | Non
 def _lean_of_tilted_face(
     verdicts: list[list[tuple[str, str]]], dice: Sequence[DieReading], scene: _Scene
 ) -> None:
-    """A die flagged leaning on a die beside it, whose top face its pips show tilted
+    """A die flagged leaning that touches a die whose top face its pips show tilted
     towards the flagged die by :data:`FACE_TILT_DEG` or more (and more than the flagged
-    die's own): the lean is that die's, and the flag moves to it (in place).
+    die's own): the lean is that die's, and the flag moves to it (in place). The touching
+    die is the support the flagged die was judged to lean on, or beside it.
 
     A die leaning on another shows its side face between the two; the pixels of that face
     make the other die's silhouette reach towards it, so the die leant on may be the one
     flagged. The top faces tell them apart: the leaning die's is tilted.
     """
+    if not any(f == "leaning" for verdict in verdicts for f, _ in verdict):
+        return
     tilts = [_face_tilt(d, scene) for d in dice]
     aim = math.cos(math.radians(FACE_AIM_DEG))
     for i, die in enumerate(dice):
