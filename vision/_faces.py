@@ -98,11 +98,18 @@ class FaceFit(NamedTuple):
     #: The largest pip offset from that affine grid (a square face seen aslant is a
     #: parallelogram), in steps of its shorter axis; inf for fewer than four pips.
     affine_residual: float = math.inf
-    #: The direction (radians, modulo pi) of that grid's shorter axis in the image.
-    short_axis: float = 0.0
     #: That grid's two axes (2, 2): rows are the image vectors (pixels) of one grid step
     #: along each; None for fewer than four pips.
     axes: npt.NDArray[np.float64] | None = None
+
+    @property
+    def short_axis(self) -> float:
+        """The direction (radians, modulo pi) of the grid's shorter axis in the image (0
+        without a grid)."""
+        if self.axes is None:
+            return 0.0
+        vt = np.linalg.svd(self.axes)[2]
+        return float(np.arctan2(vt[-1, 1], vt[-1, 0]) % np.pi)
 
 
 def fit_layout(
@@ -180,7 +187,7 @@ def fit_layout(
         float(res[best]),
         members,
         grid_places(centre_xy, step, angle, empty),
-        *(_affine(grid, q) if grid is not None else (1.0, math.inf, 0.0, None)),
+        *(_affine(grid, q) if grid is not None else (1.0, math.inf, None)),
     )
 
 
@@ -256,20 +263,18 @@ def _six_grid(
 
 def _affine(
     grid: npt.NDArray[np.float64], q: npt.NDArray[np.float64]
-) -> tuple[float, float, float, npt.NDArray[np.float64]]:
+) -> tuple[float, float, npt.NDArray[np.float64]]:
     """The affine map from grid places ``grid`` (N, 2) to the pips ``q`` (N, 2), both
     centred: its shorter over longer axis (near 1 for a face seen straight on), the largest
-    pip offset from it in steps of its shorter axis (inf when it is degenerate), the
-    direction of that axis in the image (radians, modulo pi) and the map itself (2, 2),
-    rows the image vectors of the grid's two axes."""
+    pip offset from it in steps of its shorter axis (inf when it is degenerate) and the map
+    itself (2, 2), rows the image vectors of the grid's two axes."""
     solved, *_ = np.linalg.lstsq(grid, q, rcond=None)
     affine: npt.NDArray[np.float64] = np.asarray(solved, np.float64)
-    _u, sv, vt = np.linalg.svd(affine)
-    short = float(np.arctan2(vt[-1, 1], vt[-1, 0]) % np.pi)
+    sv = np.linalg.svd(affine)[1]
     if not sv[-1] > 0:
-        return (float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0), math.inf, short, affine
+        return (float(sv[-1] / sv[0]) if sv[0] > 0 else 0.0), math.inf, affine
     offset = float(np.sqrt(((grid @ affine - q) ** 2).sum(axis=1)).max())
-    return float(sv[-1] / sv[0]), offset / float(sv[-1]), short, affine
+    return float(sv[-1] / sv[0]), offset / float(sv[-1]), affine
 
 
 def _trial_fits(

@@ -1141,11 +1141,21 @@ def _flattened(
     squash = float(np.median(roundness))
     if squash >= _ASLANT:
         return squash, None
+    direction = _agreed_direction(minor)
+    if direction is None:
+        return squash, None
+    return squash, (max(squash, 0.4), direction)
+
+
+def _agreed_direction(minor: npt.NDArray[np.float32]) -> float | None:
+    """The direction (radians in [0, pi)) that pips' shortest widths ``minor`` agree on, or
+    None when they do not agree to ``_ASLANT_AGREE`` (the length of their mean doubled-angle
+    vector)."""
     doubled = 2.0 * minor.astype(np.float64)
     c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
     if np.hypot(c, s) < _ASLANT_AGREE:
-        return squash, None
-    return squash, (max(squash, 0.4), 0.5 * float(np.arctan2(s, c)) % np.pi)
+        return None
+    return 0.5 * float(np.arctan2(s, c)) % np.pi
 
 
 def _stretch(
@@ -1306,11 +1316,9 @@ def _foreshortened_as_pips(fit: FaceFit, cands: PipCandidates) -> bool:
     if len(fit.members) < 4 or fit.squash >= 1.0:
         return False
     members = np.array(fit.members, np.intp)
-    doubled = 2.0 * cands.minor[members].astype(np.float64)
-    c, s = float(np.cos(doubled).mean()), float(np.sin(doubled).mean())
-    if np.hypot(c, s) < _ASLANT_AGREE:
+    direction = _agreed_direction(cands.minor[members])
+    if direction is None:
         return False
-    direction = 0.5 * float(np.arctan2(s, c)) % np.pi
     turn = abs((fit.short_axis - direction + 0.5 * np.pi) % np.pi - 0.5 * np.pi)
     squash = float(np.median(cands.roundness[members]))
     return _FACE_SQUASH * squash <= fit.squash and turn <= _FACE_TURN
