@@ -416,6 +416,13 @@ def mean_rows(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return out
 
 
+#: :func:`fit_cluster` also tries, for a round anchor pip, its round siblings up to this
+#: ratio apart in measured size (instead of 1.45) when at least this share as stark as it.
+_WIDE_SIZES = 1.7
+_WIDE_STARK = 0.8
+_WIDE_ROUND = 0.7
+
+
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
     """Explain a cluster of linked pips as faces; pips left over are returned as ones.
 
@@ -447,10 +454,28 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         # The nearest pips, and the nearest as stark as the anchor's half: a faint speck
         # nearer than a stark pip's own sibling would otherwise be in every trial of it.
         stark = near & (contrast >= 0.5 * contrast[a])
-        for like in (near, stark) if stark.sum() < near.sum() else (near,):
+        trials = [(near, 2)]
+        if stark.sum() < near.sum():
+            trials.append((stark, 2))
+        # And a round stark pip with its round siblings as stark as it, up to _WIDE_SIZES
+        # apart in measured size (one pip of a black three on the renders measured 1.6 times
+        # its siblings), within reach of the smaller (a blob measured big reaches no
+        # further): faces of three pips or more only, since a pair alike in nothing but
+        # contrast is no evidence.
+        if roundness[a] >= _WIDE_ROUND:
+            smaller = np.minimum(diam, diam[a])
+            wide = (
+                (np.maximum(diam, diam[a]) <= _WIDE_SIZES * smaller)
+                & (dist[a] <= params.max_link_diameters * smaller)
+                & (contrast >= _WIDE_STARK * contrast[a])
+                & (roundness >= _WIDE_ROUND)
+            )
+            if (wide & ~near).any():
+                trials.append((wide, 3))
+        for like, least in trials:
             order = np.flatnonzero(like)
             order = order[np.argsort(dist[a, order], kind="stable")]
-            for size in range(2, min(6, order.shape[0]) + 1):
+            for size in range(least, min(6, order.shape[0]) + 1):
                 subsets[size].add(tuple(sorted(int(i) for i in order[:size])))
     # Trial fits of all subsets of one size in a single batch.
     options: list[tuple[float, tuple[int, ...]]] = []

@@ -104,3 +104,23 @@ def test_a_face_is_judged_as_seen_only_when_its_pips_are_flattened_alike(
     assert not _foreshortened_as_pips(
         fit, art.candidates(xy.tolist(), roundness=0.66, minor=scattered)
     )
+
+
+def test_a_pip_measured_bigger_than_its_siblings_stays_in_its_face(art: SimpleNamespace) -> None:
+    from vision._faces import fit_cluster
+
+    # Candidates measured on a render (sample_images/mixed10_000211): a two's pips (the
+    # first two) beside a three whose last pip measured 1.6 times its siblings' size. Tried
+    # only with pips within 1.45 times its size, that pip was paired with the two's, across
+    # the two dice, and the three was never tried.
+    cands = art.candidates(
+        [(504.3, 557.9), (511.5, 581.1), (531.5, 581.4), (534.6, 592.6), (538.8, 604.8)],
+        diam=[6.4, 8.2, 6.5, 6.1, 9.9],
+        contrast=[163, 162, 149, 158, 167],
+        roundness=[0.84, 0.79, 0.75, 0.79, 0.71],
+    )
+    fits = fit_cluster(cands, np.arange(5, dtype=np.intp), DEFAULTS)
+    assert sorted((f.value, tuple(sorted(f.members))) for f in fits) == [
+        (2, (0, 1)),
+        (3, (2, 3, 4)),
+    ]
