@@ -1265,8 +1265,27 @@ def _select(checked: _Checked) -> list[tuple[float, _Die]]:
             dice = [pair for k, pair in enumerate(dice) if k not in below]
         elif any(_shadowed(die, diam, other, other_diam) for other_diam, other in dice):
             continue
+        crowded = [k for k, (_od, o) in enumerate(dice) if _too_close(die, o)]
+        if crowded:
+            # Two top faces lie a side apart at least: two faces read nearer than that (a
+            # four seen aslant read as two twos) cannot both be dice, and neither is sure.
+            for k in crowded:
+                dice[k] = (dice[k][0], dice[k][1]._replace(value=None))
+            continue
         dice.append((diam, die))
     return dice
+
+
+def _too_close(die: _Die, other: _Die) -> bool:
+    """Whether two faces read are nearer than two dice's top faces can be."""
+    dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
+    return dist < _TOO_CLOSE * min(die.size, other.size)
+
+
+#: Two top faces' centres lie at least a side apart (dice touching face to face), a side of
+#: the smaller (a one's face grown from its pip may take in more than its die); the faces'
+#: sides as fitted vary by a tenth or so.
+_TOO_CLOSE = 0.9
 
 
 def _without_giants(reading: _Scaled) -> list[tuple[float, _Die]]:

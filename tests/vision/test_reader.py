@@ -1008,3 +1008,18 @@ def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row(art: SimpleNamespa
     # die beside it, whose pip happens to lie there): no row.
     assert _in_a_row(cands((64, 65, 66)), two, DEFAULTS.max_face_color_dist)
     assert not _in_a_row(cands((40, 40, 150)), two, DEFAULTS.max_face_color_dist)
+
+
+@pytest.mark.parametrize(("apart", "values"), [(0.85, [None]), (1.05, [2, 2])])
+def test_two_faces_nearer_than_two_dice_can_lie_are_not_both_read(
+    apart: float, values: list[int | None]
+) -> None:
+    from vision.reader import _Checked, _Die, _select
+
+    # Two sure twos whose centres lie 0.85 of a side apart (matteop65 train four_17: a four
+    # seen aslant, its pips paired into two twos): two top faces cannot lie that near, so
+    # neither is read. A side apart, as touching dice lie, both are.
+    first = _Die(2, (100.0, 100.0), 20.0, 0.95, ())
+    second = _Die(2, (100.0 + apart * 20.0, 100.0), 20.0, 0.92, ())
+    chosen = _select(_Checked(((6.0, first), (6.0, second)), False))
+    assert [d.value for _diam, d in chosen] == values
