@@ -1023,3 +1023,25 @@ def test_two_faces_nearer_than_two_dice_can_lie_are_not_both_read(
     second = _Die(2, (100.0 + apart * 20.0, 100.0), 20.0, 0.92, ())
     chosen = _select(_Checked(((6.0, first), (6.0, second)), False))
     assert [d.value for _diam, d in chosen] == values
+
+
+@pytest.mark.parametrize(
+    ("aspect", "roundness", "corners"),
+    [(0.7, 0.85, True), (0.7, 0.7, False), (1.0, 0.85, False), (0.85, 0.85, False)],
+)
+def test_a_four_on_a_rectangle_its_pips_do_not_explain_is_a_sixs_corners(
+    aspect: float, roundness: float, corners: bool
+) -> None:
+    from vision._faces import fit_layout
+    from vision.reader import _six_corners
+
+    # Four pips on a rectangle: a six's corners when the face is seen squarely (round pips,
+    # nell's three sixes read as fours), a four's square seen aslant when its pips are as
+    # flattened as the grid.
+    xy = np.array([(-1, -1), (1, -1), (-1, 1), (1, 1)], np.float32) * np.float32(
+        [10.0, 10.0 * aspect]
+    )
+    fit = fit_layout(xy + 100.0, (0, 1, 2, 3), 5.0)
+    assert fit is not None
+    assert fit.value == 4
+    assert _six_corners(fit, roundness) is corners
