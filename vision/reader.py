@@ -1833,8 +1833,8 @@ def _six_corners(fit: FaceFit, roundness: float) -> bool:
 
     A camera looking aslant flattens a face's grid and its pips alike, so a four's grid is
     about as flat as its pips are round. A grid much flatter than its pips lies on a face
-    seen squarely and is no four's square: it is a six's four corners (sixes set their
-    columns closer than their rows are long), its middle row lost.
+    seen squarely and is no four's square: it is a six's four corners (many makes set a
+    six's columns closer than its rows are long), its middle row lost.
     """
     if fit.axes is None:
         return False
