@@ -1829,23 +1829,22 @@ def _on_floor(
 
 
 def _six_corners(fit: FaceFit, roundness: float) -> bool:
-    """Whether a four's pips lie on a rectangle its pips' roundness does not explain.
+    """Whether a four's grid is flatter (:attr:`FaceFit.squash`) than its pips' median
+    ``roundness`` explains.
 
     A camera looking aslant flattens a face's grid and its pips alike, so a four's grid is
-    about as flat as its pips are round. A grid much flatter than its pips lies on a face
-    seen squarely and is no four's square: it is a six's four corners (many makes set a
-    six's columns closer than its rows are long), its middle row lost.
+    about as flat as its pips are round (the test :func:`_foreshortened_as_pips` makes the
+    other way round). A grid much flatter than its pips lies on a face seen squarely and is
+    no four's square: it is a six's four corners (many makes set a six's columns closer
+    than its rows are long), its middle row lost.
     """
-    if fit.axes is None:
-        return False
-    lengths = np.hypot(fit.axes[:, 0], fit.axes[:, 1])
-    return float(lengths.min()) < _SIX_CORNERS * roundness * float(lengths.max())
+    return fit.value == 4 and fit.squash < _SIX_CORNERS * roundness
 
 
-#: A four's grid flatter than this share of its pips' roundness (shorter over longer axis)
-#: is a six's corners. On the labelled real photos (nell, matteop65, mac785's valid and test
-#: splits) the three sixes read as fours measure 0.81-0.83 and the 504 fours read right
-#: 0.97 or more (the median pip's roundness).
+#: A four's grid flatter than this share of its pips' median roundness is a six's corners.
+#: On the labelled real photos (nell, matteop65, mac785's valid and test splits) the four
+#: sixes whose corners were fitted as a four measure 0.81-0.87 (three had been read as
+#: fours) and the 505 fours read right 0.95 or more.
 _SIX_CORNERS = 0.9
 
 
@@ -2010,7 +2009,7 @@ def _check_face(
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
-    six_corners = value == 4 and _six_corners(fit, mean_round)
+    six_corners = value == 4 and _six_corners(fit, float(np.median(roundness)))
     if six_corners:
         value = None
     if value is None and fit.value == 2:
