@@ -135,6 +135,9 @@ MIN_CONTRAST = 16.0
 SHADE_NOISE = 1.0
 #: Largest camera tilt believed from a floor outline (degrees); the supported range is 0-20.
 MAX_TILT_DEG = 25.0
+#: Two dice whose centres lie within this share of their two sides' sum touch, or nearly:
+#: a die can lean on the other.
+_TOUCH = 0.8
 #: Above this many dice in one photo, dice are judged by position only (speed guard).
 MAX_MEASURED_DICE = 30
 #: Largest die side (pixels) measured at full resolution; larger dice are measured on a
@@ -566,7 +569,7 @@ def _supports(
     for o in others:
         d = np.array(o.center) - t
         dist = float(np.hypot(*d))
-        if not 1e-6 < dist < 0.8 * (s_px + o.size_px):
+        if not 1e-6 < dist < _TOUCH * (s_px + o.size_px):
             continue
         if top is not None and scene.pose is not None and scene.die_units is not None:
             # A die leaning on another holds its top face off the other's by about
@@ -666,6 +669,21 @@ def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
     return found
 
 
+def _leans(verdict: list[tuple[str, str]]) -> bool:
+    """Whether a die's verdict (flag, evidence) pairs hold ``leaning``."""
+    return any(f == "leaning" for f, _ in verdict)
+
+
+def _without_lean(verdict: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A die's verdict without its ``leaning`` flag."""
+    return [(f, why) for f, why in verdict if f != "leaning"]
+
+
+def _touching(a: DieReading, b: DieReading) -> bool:
+    """Whether two dice touch, or nearly (see :data:`_TOUCH`)."""
+    return 0 < math.dist(a.center, b.center) < _TOUCH * (a.size_px + b.size_px)
+
+
 def _one_of_each_pair(
     verdicts: list[list[tuple[str, str]]], looks: Sequence[_Look | None], common: FloatArray
 ) -> None:
@@ -684,20 +702,20 @@ def _one_of_each_pair(
         d = np.array(b.die.center) - np.array(a.die.center)
         return float(np.dot(a.shift - common, d / max(1e-9, float(np.hypot(*d)))))
 
-    leaning = [i for i, v in enumerate(verdicts) if any(f == "leaning" for f, _ in v)]
+    leaning = [i for i, v in enumerate(verdicts) if _leans(v)]
     drops = set()
     for k, i in enumerate(leaning):
         for j in leaning[k + 1 :]:
             a, b = looks[i], looks[j]
             if a is None or b is None:
                 continue
-            if math.dist(a.die.center, b.die.center) >= 0.8 * (a.die.size_px + b.die.size_px):
+            if not _touching(a.die, b.die):
                 continue
             rij, rji = reach(i, j), reach(j, i)
             if rij > EDGE_SHIFT and rji > EDGE_SHIFT:
                 drops.add(j if rij >= rji else i)
     for i in drops:
-        verdicts[i] = [(f, why) for f, why in verdicts[i] if f != "leaning"]
+        verdicts[i] = _without_lean(verdicts[i])
 
 
 def _face_tilt(die: DieReading, scene: _Scene) -> tuple[float, FloatArray] | None:
@@ -741,27 +759,25 @@ def _lean_of_tilted_face(
     make the other die's silhouette reach towards it, so the die leant on may be the one
     flagged. The top faces tell them apart: the leaning die's is tilted.
     """
-    if not any(f == "leaning" for verdict in verdicts for f, _ in verdict):
+    if not any(_leans(v) for v in verdicts):
         return
     tilts = [_face_tilt(d, scene) for d in dice]
     aim = math.cos(math.radians(FACE_AIM_DEG))
     for i, die in enumerate(dice):
-        if not any(f == "leaning" for f, _ in verdicts[i]):
+        if not _leans(verdicts[i]):
             continue
         for j, other in enumerate(dice):
             tilt = tilts[j]
             if j == i or tilt is None or tilt[0] < FACE_TILT_DEG:
                 continue
-            if any(f == "leaning" for f, _ in verdicts[j]):
+            if _leans(verdicts[j]) or not _touching(die, other):
                 continue
             gap = np.array(die.center, np.float64) - np.array(other.center, np.float64)
             dist = float(np.hypot(*gap))
-            if not 0 < dist < 0.8 * (die.size_px + other.size_px):
-                continue
             own = tilts[i]
             if abs(float(gap @ tilt[1])) < aim * dist or (own is not None and own[0] >= tilt[0]):
                 continue
-            verdicts[i] = [(f, why) for f, why in verdicts[i] if f != "leaning"]
+            verdicts[i] = _without_lean(verdicts[i])
             verdicts[j] = [
                 *verdicts[j],
                 (
