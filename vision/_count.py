@@ -55,6 +55,10 @@ _MAX_GRID_TURN_DEG = 28.0  # pip grid vs the die silhouette's sides (perspective
 #: faintest pip's contrast may hide a pip (see :func:`_pip_may_be_missing`); at 0.5 the
 #: back faces' pips seen through translucent dice set it off.
 _GHOST = 0.7
+#: Least hue difference (Lab a-b distance) of every pip from its face for a face read on hue
+#: alone (see :func:`_read_on_hue`). A webcam's colour fringes around black pips on a white
+#: die measured 11 on the shared crops, the red pips of blue and black dice 16 or more.
+_HUE_LEAST = 14.0
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,46 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
                         suspect=result.value,
                     )
                 break
+    if result.value is None and die is not None:
+        # The face's lightness may vary as much as its pips differ from it (a marbled or
+        # glossy die); their hue then still tells them apart.
+        on_hue = _read_on_hue(lab, colours[0], hint, centre, die, scale)
+        if on_hue is not None:
+            return on_hue
+    return result
+
+
+def _read_on_hue(
+    lab: np.ndarray,
+    face: FloatArray,
+    hint: float | None,
+    centre: tuple[float, float],
+    die: _Die,
+    scale: float,
+) -> FaceCount | None:
+    """The face read on its pips' difference from it in hue and saturation alone (Lab's a
+    and b, lightness left out), on the die's own region; None without a sure reading.
+
+    Red pips on a marbled blue-and-black die are lighter than its dark streaks and darker
+    than its light ones, so on the whole colour difference they split into two kinds of
+    blob, or merge with the streaks; in hue they stand apart from every streak. A white
+    highlight differs from a coloured face in hue too, but is seldom round and pip-sized
+    at pip places. Dice of grey, black or white faces and pips show no hue difference and
+    find no blobs here.
+    """
+    blobs = [
+        b
+        for b in _find_blobs(lab, face, hint, die.mask, hue_only=True)
+        if die.mask[int(b.y), int(b.x)]
+    ]
+    if not blobs:
+        return None
+    fits, _blocked = _fit_groups(
+        blobs, lab.shape[1], lab.shape[0], hint, centre, die.edge_angle, on_die=True
+    )
+    result, best = _decide(fits, scale)
+    if result.value is None or best is None or min(b.peak for b in best.blobs) < _HUE_LEAST:
+        return None
     return result
 
 
@@ -354,11 +398,21 @@ def _find_blobs(
     face: FloatArray,
     hint: float | None,
     region: npt.NDArray[np.bool_] | None = None,
+    *,
+    hue_only: bool = False,
 ) -> list[_Blob]:
-    """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds."""
+    """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds.
+
+    With ``hue_only`` the difference leaves lightness out (see :func:`_read_on_hue`), and so
+    do the blobs' colours; every blob counts as of one kind (``lighter`` True): pips differ
+    from their face in hue whether they are lighter or darker than the part of it beside
+    them.
+    """
     h, w = lab.shape[:2]
     side = float(min(h, w))
     diff = lab - face.astype(np.float32)
+    if hue_only:
+        diff[:, :, 0] = 0.0
     dist = np.sqrt(np.sum(diff * diff, axis=2))
     if hint:
         dmin, dmax = 0.08 * hint, 0.36 * hint
@@ -399,6 +453,9 @@ def _find_blobs(
                 continue
             pix = lab[y0 : y0 + bh, x0 : x0 + bw][sub]
             dpix = dist[y0 : y0 + bh, x0 : x0 + bw][sub]
+            colour = pix.mean(axis=0)
+            if hue_only:
+                colour[0] = 0.0  # pips are compared by their hue alone too
             found.append(
                 _Blob(
                     x=float(cents[i][0]),
@@ -406,8 +463,8 @@ def _find_blobs(
                     diameter=2 * math.sqrt(area / math.pi),
                     peak=float(np.percentile(dpix, 90)),
                     roundness=roundness,
-                    colour=tuple(float(c) for c in pix.mean(axis=0)),  # type: ignore[arg-type]
-                    lighter=bool(pix[:, 0].mean() > face[0]),
+                    colour=tuple(float(c) for c in colour),  # type: ignore[arg-type]
+                    lighter=hue_only or bool(pix[:, 0].mean() > face[0]),
                 )
             )
     return _merge_levels(found)

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import _count
 from vision._count import PATTERNS, FaceCount, read_face
 
 Colour = tuple[int, int, int]
@@ -114,6 +115,50 @@ def test_reads_light_dark_and_coloured_pips(body: Colour, pip: Colour, floor: Co
     for value in range(1, 7):
         result = read_face(draw_face(value, body=body, pip=pip, floor=floor))
         assert result.value == value, (value, result)
+
+
+def two_tone_face(value: int, angle_deg: float) -> np.ndarray:
+    """A marbled die's face, half light blue and half navy, with red pips that are lighter
+    on the light half and darker on the navy one (as a photo blurs a small pip with the
+    face around it): the pips are lighter than part of the face and darker than the rest."""
+    light = draw_face(
+        value,
+        body=(200, 140, 60),
+        pip=(110, 110, 235),
+        floor=(200, 200, 200),
+        angle_deg=angle_deg,
+    )
+    dark = draw_face(
+        value, body=(90, 40, 10), pip=(25, 25, 140), floor=(200, 200, 200), angle_deg=angle_deg
+    )
+    h, w = light.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    t = math.radians(angle_deg + 35)
+    on_light = (xx - w / 2) * math.cos(t) + (yy - h / 2) * math.sin(t) < 0
+    return np.where(on_light[..., None], light, dark)
+
+
+@pytest.mark.parametrize("angle", [0, 20])
+def test_pips_that_differ_from_a_marbled_face_in_hue_are_read(angle: float) -> None:
+    # On the whole colour difference these pips are of two kinds (lighter and darker than
+    # the face's median colour) and fit no face; on hue alone they are one kind.
+    for value in (2, 4, 5, 6):
+        result = read_face(two_tone_face(value, angle))
+        assert result.value == value, (value, result)
+        assert len(result.pips) == value
+
+
+def test_a_grey_die_shows_no_hue_to_read() -> None:
+    # Hue alone is read only where the pips differ from the face in it: a white die's black
+    # pips with a faint colour cast around them are no second reading.
+    tinted = draw_face(4, body=(228, 236, 232), pip=(40, 44, 42), floor=(150, 150, 150))
+    blobs = _count._find_blobs(
+        cv2.cvtColor(tinted, cv2.COLOR_BGR2LAB).astype(np.float32),
+        np.array([235.0, 126.0, 130.0]),
+        None,
+        hue_only=True,
+    )
+    assert all(b.peak < _count._HUE_LEAST for b in blobs)
 
 
 @pytest.mark.parametrize("angle", [0, 13, 30, 45, 62, 80])
