@@ -149,10 +149,12 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
             result, best = _decide(fits, scale)
             if result.value is None and blocked and face is colours[0]:
                 # Pips that fit a face save for one odd blob (a highlight, a smudge):
-                # another face colour would only explain the odd blob away.
-                return FaceCount(
+                # another face colour would only explain the odd blob away (hue alone, below,
+                # may: a marbled die's white streak has none).
+                result = FaceCount(
                     None, result.confidence, result.pips, "a blob on the face breaks its pattern"
                 )
+                break
             if result.value is not None and best is not None:
                 if _glare_hides_a_pip(lab, best, float(colours[0][0])):
                     return FaceCount(None, result.confidence, result.pips, "glare spot on the face")
@@ -205,6 +207,17 @@ def _read_on_hue(
     result, best = _decide(fits, scale)
     if result.value is None or best is None or min(b.peak for b in best.blobs) < _HUE_LEAST:
         return None
+    if result.value == 1:
+        # A lone pip is the least evidence: in hue it may be the one pip of a five or a six
+        # whose other pips a colour cast or the marbling hid (on nell's crops 7 faces read
+        # on hue as ones were ones and 2 were not; under a tungsten cast 2 more were not).
+        return None
+    # An empty pip place as unlike the face in hue as the faintest pip: a pip is missing
+    # there (a four's centre too: the face may be a five whose centre pip was lost).
+    hue = lab.copy()
+    hue[:, :, 0] = 0.0
+    if _pip_may_be_missing(hue, best, np.array([0.0, face[1], face[2]]), four_centre=True):
+        return None
     return result
 
 
@@ -228,23 +241,29 @@ def _glare_hides_a_pip(lab: np.ndarray, fit: _Fit, face_l: float) -> bool:
     return False
 
 
-def _pip_may_be_missing(lab: np.ndarray, fit: _Fit, face: FloatArray) -> bool:
+def _pip_may_be_missing(
+    lab: np.ndarray, fit: _Fit, face: FloatArray, *, four_centre: bool = False
+) -> bool:
     """True when a two or a three has an empty pip place (the other diagonal's corners, a
     two's centre) that differs from the face nearly as much as its faintest pip does: a
     four, five or six whose other pips are fainter than the counted ones. (A four's empty
-    places checked the same way cost as many right fours as wrong sixes on the shared sets.)"""
-    if fit.value not in (2, 3):
-        return False
+    places checked the same way cost as many right fours as wrong sixes on the shared sets.)
+    With ``four_centre`` a four's centre is checked too (a five's lost centre pip)."""
     pts = np.array([(b.x, b.y) for b in fit.blobs], np.float64)
-    far = max(
-        itertools.combinations(range(len(pts)), 2),
-        key=lambda ij: float(np.hypot(*(pts[ij[0]] - pts[ij[1]]))),
-    )
-    a, b = pts[far[0]], pts[far[1]]
-    mid = (a + b) / 2
-    half = (b - a) / 2
-    other = np.array([-half[1], half[0]])
-    places = [mid + other, mid - other] + ([mid] if fit.value == 2 else [])
+    if fit.value == 4 and four_centre:
+        places = [pts.mean(axis=0)]
+    elif fit.value in (2, 3):
+        far = max(
+            itertools.combinations(range(len(pts)), 2),
+            key=lambda ij: float(np.hypot(*(pts[ij[0]] - pts[ij[1]]))),
+        )
+        a, b = pts[far[0]], pts[far[1]]
+        mid = (a + b) / 2
+        half = (b - a) / 2
+        other = np.array([-half[1], half[0]])
+        places = [mid + other, mid - other] + ([mid] if fit.value == 2 else [])
+    else:
+        return False
     diam = float(np.median([bl.diameter for bl in fit.blobs]))
     faintest = min(bl.peak for bl in fit.blobs)
     h, w = lab.shape[:2]

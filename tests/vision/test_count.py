@@ -138,14 +138,31 @@ def two_tone_face(value: int, angle_deg: float) -> np.ndarray:
     return np.where(on_light[..., None], light, dark)
 
 
-@pytest.mark.parametrize("angle", [0, 20])
+@pytest.mark.parametrize("angle", [0, 20, 40])
 def test_pips_that_differ_from_a_marbled_face_in_hue_are_read(angle: float) -> None:
     # On the whole colour difference these pips are of two kinds (lighter and darker than
-    # the face's median colour) and fit no face; on hue alone they are one kind.
-    for value in (2, 4, 5, 6):
+    # the face's median colour) and fit no face, or a pip breaks the pattern of the others;
+    # on hue alone they are one kind.
+    for value in range(2, 7):
         result = read_face(two_tone_face(value, angle))
         assert result.value == value, (value, result)
         assert len(result.pips) == value
+
+
+def test_a_four_with_a_centre_as_red_as_its_pips_may_be_a_five() -> None:
+    # Read on hue, a four whose centre differs from the face as much as its pips do is a
+    # five whose centre pip was too small or smeared to count.
+    hue = np.zeros((64, 64, 3), np.float32)
+    hue[..., 1:] = (140.0, 100.0)  # a blue face (Lab a, b; lightness left out)
+    corners = [(20.0, 20.0), (44.0, 20.0), (20.0, 44.0), (44.0, 44.0)]
+    pips = tuple(_count._Blob(x, y, 8.0, 60.0, 0.9, (0.0, 175.0, 150.0), True) for x, y in corners)
+    four = _count._Fit(4, pips, 0.0, 1.0, (32.0, 32.0), 24.0)
+    face = np.array([0.0, 140.0, 100.0])
+    assert not _count._pip_may_be_missing(hue, four, face, four_centre=True)
+    hue[29:36, 29:36, 1:] = (170.0, 150.0)  # a red smear where a five's centre pip is
+    assert _count._pip_may_be_missing(hue, four, face, four_centre=True)
+    # The whole-difference reading leaves a four's centre alone (see its docstring).
+    assert not _count._pip_may_be_missing(hue, four, face)
 
 
 def test_a_grey_die_shows_no_hue_to_read() -> None:
