@@ -272,6 +272,28 @@ def test_a_face_read_short_of_its_pips_is_read_again_on_its_body(art: SimpleName
     assert _more_pips(img, six, LoneBody(0.0, SIDE, (120.0, 120.0))).value == 6
 
 
+def test_a_face_left_uncertain_is_read_by_a_sure_count_of_its_body(art: SimpleNamespace) -> None:
+    from vision._bodies import LoneBody
+    from vision.reader import _Die, _more_pips
+
+    img = art.background(240, 240, colour=(200, 205, 210))
+    art.draw_die(img, (120, 120), SIDE, 4, body=(40, 40, 160), shadow=False)
+    body = LoneBody(0.0, SIDE, (120.0, 120.0))
+    # The pip reader doubted the face's grid (its whole size, the four's layout).
+    unsure = _Die(None, (121.0, 119.0), 0.9 * SIDE, 0.55, (), layout=4)
+    read = _more_pips(img, unsure, body)
+    assert read.value == 4
+    assert 0.6 <= read.confidence <= 0.75
+    assert np.hypot(read.center[0] - 120, read.center[1] - 120) < 0.15 * SIDE
+    # Pips counted off the face (the body's count belongs to a die beside it) leave it.
+    far = unsure._replace(center=(120.0 + 0.5 * SIDE, 120.0))
+    assert _more_pips(img, far, body).value is None
+    # A blank body counts nothing sure: the face stays uncertain.
+    blank = art.background(240, 240, colour=(200, 205, 210))
+    cv2.rectangle(blank, (100, 100), (140, 140), (40, 40, 160), -1)
+    assert _more_pips(blank, unsure, body).value is None
+
+
 def test_a_face_whose_pips_sit_close_together_is_read_at_its_bodys_size(
     art: SimpleNamespace,
 ) -> None:
