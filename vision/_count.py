@@ -214,9 +214,7 @@ def _read_on_hue(
         return None
     # An empty pip place as unlike the face in hue as the faintest pip: a pip is missing
     # there (a four's centre too: the face may be a five whose centre pip was lost).
-    hue = lab.copy()
-    hue[:, :, 0] = 0.0
-    if _pip_may_be_missing(hue, best, np.array([0.0, face[1], face[2]]), four_centre=True):
+    if _pip_may_be_missing(lab, best, face, hue_only=True):
         return None
     return result
 
@@ -242,15 +240,16 @@ def _glare_hides_a_pip(lab: np.ndarray, fit: _Fit, face_l: float) -> bool:
 
 
 def _pip_may_be_missing(
-    lab: np.ndarray, fit: _Fit, face: FloatArray, *, four_centre: bool = False
+    lab: np.ndarray, fit: _Fit, face: FloatArray, *, hue_only: bool = False
 ) -> bool:
     """True when a two or a three has an empty pip place (the other diagonal's corners, a
     two's centre) that differs from the face nearly as much as its faintest pip does: a
     four, five or six whose other pips are fainter than the counted ones. (A four's empty
     places checked the same way cost as many right fours as wrong sixes on the shared sets.)
-    With ``four_centre`` a four's centre is checked too (a five's lost centre pip)."""
+    With ``hue_only`` (a face read on hue, see :func:`_read_on_hue`) the difference leaves
+    lightness out, and a four's centre is checked too (a five's lost centre pip)."""
     pts = np.array([(b.x, b.y) for b in fit.blobs], np.float64)
-    if fit.value == 4 and four_centre:
+    if fit.value == 4 and hue_only:
         places = [pts.mean(axis=0)]
     elif fit.value in (2, 3):
         far = max(
@@ -273,8 +272,10 @@ def _pip_may_be_missing(
         if x - r < 0 or y - r < 0 or x + r >= w or y + r >= h:
             continue
         patch = lab[y - r : y + r + 1, x - r : x + r + 1].reshape(-1, 3).astype(np.float64)
-        dist = float(np.linalg.norm(np.median(patch, axis=0) - face))
-        if dist >= _GHOST * faintest:
+        diff = np.median(patch, axis=0) - face
+        if hue_only:
+            diff[0] = 0.0
+        if float(np.linalg.norm(diff)) >= _GHOST * faintest:
             return True
     return False
 

@@ -695,7 +695,7 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     reading stands when it is sure and counts more pips there. When it surely counts the
     same pips and the face lies in the body's middle, ``d`` keeps its reading and learns
     its body's side (``body_side``, see :func:`_doubt_small`). A face left uncertain is
-    counted on its body whatever their sizes (:func:`_counted_body`).
+    read by a sure count of its body, whatever their sizes.
 
     A face fitted far smaller than its die is often a face with pips missed (a six's row
     read as a three, a five's corner and centre as a two), and pips are missed far more
@@ -703,15 +703,18 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     the one with more pips was right 14 times in 16, the one with fewer 6 in 7.
     """
     body_side = body.side
-    # A four left uncertain as a six's corners is counted too.
+    # A four left uncertain as a six's corners is counted as a four. Any other face left
+    # uncertain is counted whatever its size: the counter sees the whole die where the pip
+    # reader doubted its grid (a glint beside the pips, pips of unlike sizes); on the shared
+    # photos such counts read 19 of nell's uncertain dice and 3 of matteop65's, all right.
     seen = 4 if d.six_corners else d.value
-    if seen is None:
-        return _counted_body(work, d, body)
-    if seen == 6 or body_side < _BODY_OVER_FACE * d.size:
+    if seen is not None and (seen == 6 or body_side < _BODY_OVER_FACE * d.size):
         return d
     crop, x0, y0 = window(work, d.center, 0.7 * body_side)
     face = read_face(crop)
-    if face.value is None or face.value < seen or face.confidence < _SURE_COUNT:
+    if face.value is None or face.confidence < _SURE_COUNT:
+        return d
+    if seen is not None and face.value < seen:
         return d
     if face.value == seen:
         if d.value is None:
@@ -723,24 +726,9 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
             return d
         return d._replace(body_side=body_side)
     counted = _counted(d, face, x0, y0, body_side, float(np.deg2rad(body.turn)))
-    return d if counted is None else counted
-
-
-def _counted_body(work: Image, d: _Die, body: LoneBody) -> _Die:
-    """``d``, a face the pip reader left uncertain, read by the single-face counter's sure
-    count of its own lone ``body`` (work pixels), whose pips must lie on ``d``'s face.
-
-    The counter sees the whole die where the pip reader doubted its grid (a glint beside
-    the pips, pips of unlike sizes): on the shared photos such counts read 19 of nell's
-    uncertain dice and 3 of matteop65's, all right.
-    """
-    crop, x0, y0 = window(work, d.center, 0.7 * body.side)
-    face = read_face(crop)
-    if face.value is None or face.confidence < _SURE_COUNT:
-        return d
-    counted = _counted(d, face, x0, y0, body.side, float(np.deg2rad(body.turn)))
-    if counted is None:
-        return d
+    if counted is None or seen is not None:
+        return d if counted is None else counted
+    # Read by its body's count alone: as sure as two counters that agree, at most.
     return counted._replace(confidence=min(face.confidence, _AGREED))
 
 

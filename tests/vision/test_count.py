@@ -158,9 +158,9 @@ def test_a_four_with_a_centre_as_red_as_its_pips_may_be_a_five() -> None:
     pips = tuple(_count._Blob(x, y, 8.0, 60.0, 0.9, (0.0, 175.0, 150.0), True) for x, y in corners)
     four = _count._Fit(4, pips, 0.0, 1.0, (32.0, 32.0), 24.0)
     face = np.array([0.0, 140.0, 100.0])
-    assert not _count._pip_may_be_missing(hue, four, face, four_centre=True)
+    assert not _count._pip_may_be_missing(hue, four, face, hue_only=True)
     hue[29:36, 29:36, 1:] = (170.0, 150.0)  # a red smear where a five's centre pip is
-    assert _count._pip_may_be_missing(hue, four, face, four_centre=True)
+    assert _count._pip_may_be_missing(hue, four, face, hue_only=True)
     # The whole-difference reading leaves a four's centre alone (see its docstring).
     assert not _count._pip_may_be_missing(hue, four, face)
 
