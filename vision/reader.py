@@ -1911,6 +1911,31 @@ def _axes_of(fit: FaceFit) -> Axes | None:
     return ((float(ax), float(ay)), (float(bx), float(by)))
 
 
+#: Least side of a one's face, as its colour grows around the pip, in pip diameters; for a
+#: big stark pip (:func:`_big_one_pip`), ``_BIG_ONE_SIDE``.
+_ONE_SIDE = 2.8
+_BIG_ONE_SIDE = 2.2
+
+
+def _big_one_pip(cands: PipCandidates, k: int, params: ReaderParams) -> bool:
+    """Whether candidate ``k`` may be a one's big pip on a face that shows little of its
+    colour around it (many dice make the one's pip much wider than the others', and the
+    face's lit colour may not reach its bevelled edges): stark (six times
+    the least pip contrast), round and ringed by one colour all around, with no candidate
+    nearly its size within three of its diameters (a four's or a five's pips are all alike;
+    the pips of the dice touching a one are smaller than its pip)."""
+    if (
+        float(cands.uniformity[k]) < 0.95
+        or float(cands.roundness[k]) < 0.8
+        or float(cands.contrast[k]) < 6.0 * params.min_pip_contrast
+    ):
+        return False
+    near = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
+    like = _alike(cands, np.array([k]), least_diam=0.8, least_roundness=0.0)
+    like[k] = False
+    return not bool(np.any(like & (near < 3.0 * cands.diam[k])))
+
+
 def _check_face(
     fit: FaceFit,
     cands: PipCandidates,
@@ -1949,7 +1974,11 @@ def _check_face(
         if region is None:
             return None
         centre, side, angle_deg, outline = region
-        if not (2.8 * diam <= side <= 10.0 * diam):
+        if side > 10.0 * diam:
+            return None
+        if side < _ONE_SIDE * diam and not (
+            side >= _BIG_ONE_SIDE * diam and _big_one_pip(cands, k, params)
+        ):
             return None
         if np.hypot(centre[0] - fit.center[0], centre[1] - fit.center[1]) > 0.25 * side:
             return None

@@ -66,6 +66,20 @@ def test_touching_dice_are_read_separately(art: SimpleNamespace) -> None:
     assert [d.value for d in read_array(img)] == [6, 5, 3]
 
 
+@pytest.mark.parametrize("radius", [10, 11])
+def test_one_with_a_big_pip_between_touching_dice_is_read(
+    radius: int, art: SimpleNamespace
+) -> None:
+    # Many dice make the one's pip far wider than the others' (here a third of the face or
+    # more): the face shows under 2.8 pip widths of its colour, which was refused as a one.
+    img = art.background(480, 320)
+    art.draw_die(img, (240, 160), 60, 1, angle_deg=10)
+    cv2.circle(img, (240, 160), radius, (20, 20, 20), -1, cv2.LINE_AA)
+    art.draw_die(img, (180, 150), 60, 4, angle_deg=10)
+    art.draw_die(img, (300, 170), 60, 6, angle_deg=10)
+    assert [d.value for d in read_array(img)] == [4, 1, 6]
+
+
 def test_uneven_light_does_not_change_the_reading(art: SimpleNamespace) -> None:
     img = art.background(480, 320, colour=(150, 160, 170))
     values = [2, 4, 6, 1, 5]
