@@ -1920,10 +1920,10 @@ _BIG_ONE_SIDE = 2.2
 def _big_one_pip(cands: PipCandidates, k: int, params: ReaderParams) -> bool:
     """Whether candidate ``k`` may be a one's big pip on a face that shows little of its
     colour around it (many dice make the one's pip much wider than the others', and the
-    face's lit colour may not reach its bevelled edges): stark (six times
-    the least pip contrast), round and ringed by one colour all around, with no candidate
-    nearly its size within three of its diameters (a four's or a five's pips are all alike;
-    the pips of the dice touching a one are smaller than its pip)."""
+    face's lit colour may not reach its bevelled edges): stark (six times the least pip
+    contrast), round and ringed by one colour all around, with no candidate nearly its size
+    within three of its diameters (a four's or a five's pips are all alike, while on such
+    dice the pips of the dice touching a one are smaller than its pip)."""
     if (
         float(cands.uniformity[k]) < 0.95
         or float(cands.roundness[k]) < 0.8
