@@ -136,8 +136,6 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     # The likeliest face colour first; the others only when it gives no sure reading.
     for face in colours:
         blobs = _find_blobs(lab, face, hint, None if die is None else die.mask)
-        if die is not None:
-            blobs = [b for b in blobs if die.mask[int(b.y), int(b.x)]]
         if blobs:
             any_blobs = True
             edge = None if die is None else die.edge_angle
@@ -194,11 +192,7 @@ def _read_on_hue(
     at pip places. Dice of grey, black or white faces and pips show no hue difference and
     find no blobs here.
     """
-    blobs = [
-        b
-        for b in _find_blobs(lab, face, hint, die.mask, hue_only=True)
-        if die.mask[int(b.y), int(b.x)]
-    ]
+    blobs = _find_blobs(lab, face, hint, die.mask, hue_only=True)
     if not blobs:
         return None
     fits, _blocked = _fit_groups(
@@ -421,7 +415,9 @@ def _find_blobs(
     *,
     hue_only: bool = False,
 ) -> list[_Blob]:
-    """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds.
+    """Round blobs that differ from the ``face`` colour (Lab), one per pip, across thresholds;
+    with a ``region`` (the die's silhouette) only those centred on it, and the face's
+    contrast is measured on it alone.
 
     With ``hue_only`` the difference leaves lightness out (see :func:`_read_on_hue`), and so
     do the blobs' colours; every blob counts as of one kind (``lighter`` True): pips differ
@@ -487,7 +483,10 @@ def _find_blobs(
                     lighter=hue_only or bool(pix[:, 0].mean() > face[0]),
                 )
             )
-    return _merge_levels(found)
+    merged = _merge_levels(found)
+    if region is None:
+        return merged
+    return [b for b in merged if region[int(b.y), int(b.x)]]
 
 
 def _merge_levels(found: list[_Blob]) -> list[_Blob]:

@@ -726,10 +726,12 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
             return d
         return d._replace(body_side=body_side)
     counted = _counted(d, face, x0, y0, body_side, float(np.deg2rad(body.turn)))
-    if counted is None or seen is not None:
-        return d if counted is None else counted
-    # Read by its body's count alone: as sure as two counters that agree, at most.
-    return counted._replace(confidence=min(face.confidence, _AGREED))
+    if counted is None:
+        return d
+    if seen is None:
+        # Read by its body's count alone: as sure as two counters that agree, at most.
+        return counted._replace(confidence=min(face.confidence, _AGREED))
+    return counted
 
 
 def _counted(d: _Die, face: FaceCount, x0: int, y0: int, side: float, turn: float) -> _Die | None:
@@ -1495,14 +1497,23 @@ def _in_a_row(cands: PipCandidates, members: npt.NDArray[np.intp], max_colour: f
     return False
 
 
-def _pips_beside(cands: PipCandidates, k: int, centre: tuple[float, float], side: float) -> bool:
-    """True when a candidate like pip ``k`` (same polarity and plane, at least half its
-    size and contrast, about as round: not a side face's pip seen aslant; apart from it)
-    lies on the face around ``centre``."""
+def _pips_beside(
+    cands: PipCandidates,
+    k: int,
+    centre: tuple[float, float],
+    reach: float,
+    *,
+    least_diam: float = 0.5,
+    least_roundness: float = 0.8,
+) -> bool:
+    """True when a candidate like pip ``k`` (:func:`_alike`: same polarity and plane, at
+    least half its contrast, ``least_diam`` of its size and ``least_roundness`` of its
+    roundness; by default about as round: not a side face's pip seen aslant), apart from it,
+    lies within ``reach`` of ``centre``."""
     d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
     apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
-    like = _alike(cands, np.array([k]), least_diam=0.5, least_roundness=0.8)
-    return bool(np.any(like & (apart > 0.8 * cands.diam[k]) & (d < 0.4 * side)))
+    like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
+    return bool(np.any(like & (apart > 0.8 * cands.diam[k]) & (d < reach)))
 
 
 def _alike(
@@ -1930,10 +1941,9 @@ def _big_one_pip(cands: PipCandidates, k: int, params: ReaderParams) -> bool:
         or float(cands.contrast[k]) < 6.0 * params.min_pip_contrast
     ):
         return False
-    near = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
-    like = _alike(cands, np.array([k]), least_diam=0.8, least_roundness=0.0)
-    like[k] = False
-    return not bool(np.any(like & (near < 3.0 * cands.diam[k])))
+    x, y = (float(v) for v in cands.xy[k])
+    reach = 3.0 * float(cands.diam[k])
+    return not _pips_beside(cands, k, (x, y), reach, least_diam=0.8, least_roundness=0.0)
 
 
 def _check_face(
@@ -1988,7 +1998,7 @@ def _check_face(
         size = side
         # A one shows one pip: another pip like it on the same face means the face is not
         # a one (the centre pip of a five whose other pips were not fitted, for one).
-        quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, side) else 1.0
+        quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, 0.4 * side) else 1.0
     else:
         size = 3.6 * fit.step
         outline = _square(fit.center, size, fit.angle)
