@@ -64,6 +64,12 @@ class PipSearch(NamedTuple):
     #: :func:`_drop_containers`): a close-up's pips holding specks of their own texture, or
     #: dice blurred round. Not pips to read, but they tell a close-up's scale.
     speckled: PipCandidates
+    #: Each colour plane's candidates alone (red-green, then yellow-blue), deduplicated
+    #: within the plane only: where a grey find or the other plane's took some of a face's
+    #: places (pips whose grey level differs from their face's on one part of a marbled die
+    #: and not on another), one plane may still hold the whole face (see
+    #: :func:`vision.reader._colour_faces`).
+    colour: tuple[PipCandidates, ...] = ()
 
 
 def _empty() -> PipCandidates:
@@ -524,7 +530,14 @@ def _measure(
         chan[ok],
         minor,
     )
-    return _drop_containers(_dedupe(_without_glare(cands, cut[ok])))
+    found = _drop_containers(_dedupe(_without_glare(cands, cut[ok])))
+    planes_alone = []
+    for channel in (1, 2):
+        on = cands.channel == channel
+        if on.any():
+            alone = _drop_containers(_dedupe(_without_glare(cands.take(on), cut[ok][on])))
+            planes_alone.append(alone.cands)
+    return found._replace(colour=tuple(planes_alone))
 
 
 def _without_glare(c: PipCandidates, cut: npt.NDArray[np.bool_]) -> PipCandidates:

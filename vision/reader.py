@@ -43,7 +43,13 @@ from vision._faces import (
     mean_rows,
     single_pip,
 )
-from vision._pips import PLANE_TRANSFORM, PipCandidates, find_pip_candidates, make_planes
+from vision._pips import (
+    PLANE_TRANSFORM,
+    PipCandidates,
+    PipSearch,
+    find_pip_candidates,
+    make_planes,
+)
 from vision.flags import FlagResult, apply_flags
 from vision.io import decode
 from vision.params import DEFAULTS, ReaderParams
@@ -264,6 +270,7 @@ def read_array(
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _recounted(work, dice)
+    dice = _with_colour_faces(dice, reading.faces)
     dice = _doubt_small(dice)
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
@@ -1199,7 +1206,8 @@ def _read_plain(
     """:func:`_read_work` without the second look at a photo taken aslant; with what the
     stark pip candidates say (:class:`_Stark`)."""
     planes = make_planes(work)
-    cands, speckled = find_pip_candidates(work, planes, params)
+    search = find_pip_candidates(work, planes, params)
+    cands, speckled = search.cands, search.speckled
     if len(cands) == 0:
         return [], 0, _Stark(None, None, 0.0), _Checked((), False)
     stark = _stark(cands, params, speckled)
@@ -1250,8 +1258,89 @@ def _read_plain(
         on_faces = np.fromiter(face_pips, np.intp)
         aslant = _flattened(cands.roundness[on_faces], cands.minor[on_faces])[1]
     upright = _looks_down_aslant(aslant)
-    faces = _Checked(tuple((diam, die) for _colour, _key, diam, die in checked), upright)
+    chosen = tuple((diam, die) for _colour, _key, diam, die in checked)
+    colour = _colour_faces(search, planes, blur, face_params, [die for _diam, die in chosen])
+    faces = _Checked(chosen, upright, colour)
     return _select(faces), len(cands), stark, faces
+
+
+def _colour_faces(
+    search: PipSearch, planes: Image, blur: Image, params: ReaderParams, faces: list[_Die]
+) -> tuple[tuple[float, _Die], ...]:
+    """Faces of two pips or more read from the colour planes' candidates alone
+    (``search.colour``), where no face in ``faces`` (the faces read) lies: (mean pip
+    diameter, die) pairs, for :func:`_with_colour_faces` to add where the reading found no
+    die.
+
+    The pip search keeps one candidate per blob, the grey plane's first. On a marbled die
+    with coloured pips (red on a black and blue swirl) some pips differ from the face in grey
+    level and some only in colour, so the grey plane takes some of a face's places and the
+    colour planes the rest, and neither plane's candidates make the face whole; the colour
+    planes, searched again on their own, often do. They are coarser (a JPEG keeps colour at
+    half the resolution), so their pips merge more: a face of two (the merged pips of a four
+    or six) and a face with a main search's candidate on one of its empty places (a pip
+    the colour planes lost) are asked about, not read.
+    """
+    others = search.cands
+    found: list[tuple[int, float, float, _Die]] = []
+    for cc in search.colour:
+        for members in link_pips(cc, planes, params):
+            if members.shape[0] < 2:
+                continue
+            for fit in fit_cluster(cc, members, params):
+                if len(fit.members) < 2:
+                    continue
+                die = _check_face(fit, cc, planes, blur, params)
+                if die is None or die.value is None:
+                    continue
+                empty = np.asarray(fit.empty_places, np.float32).reshape(-1, 2)
+                marked = bool(
+                    empty.shape[0]
+                    and len(others)
+                    and (
+                        np.hypot(
+                            empty[:, None, 0] - others.xy[None, :, 0],
+                            empty[:, None, 1] - others.xy[None, :, 1],
+                        )
+                        < _COLOUR_MARK * fit.step
+                    ).any()
+                )
+                if fit.value == 2 or marked:
+                    die = die._replace(value=None)
+                diam = float(np.mean(cc.diam[list(fit.members)]))
+                found.append((len(fit.members), die.confidence, diam, die))
+    # The face with more pips first: where one plane lost pips the other may hold them all.
+    found.sort(key=lambda t: (-t[0], -t[1]))
+    taken = list(faces)
+    out: list[tuple[float, _Die]] = []
+    for _n, _conf, diam, die in found:
+        if any(_too_close(die, o) or _overlaps(die, o) or _overlaps(o, die) for o in taken):
+            continue
+        out.append((diam, die))
+        taken.append(die)
+    return tuple(out)
+
+
+#: A candidate this near (grid steps) to an empty place of a colour face is a pip that the
+#: colour planes lost (see :func:`_colour_faces`).
+_COLOUR_MARK = 0.35
+
+
+def _with_colour_faces(
+    dice: list[tuple[float, _Die]], checked: _Checked | None
+) -> list[tuple[float, _Die]]:
+    """``dice`` with the colour planes' faces of ``checked`` (:func:`_colour_faces`) that
+    lie on none of them and are no side face beside one (:func:`_shadowed`): a die that
+    every other way of reading missed."""
+    if checked is None:
+        return dice
+    out = list(dice)
+    for diam, d in checked.colour:
+        if not any(
+            _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
+        ):
+            out.append((diam, d))
+    return out
 
 
 class _Checked(NamedTuple):
@@ -1261,6 +1350,9 @@ class _Checked(NamedTuple):
     faces: tuple[tuple[float, _Die], ...]
     #: The photo looks across the table upright (:func:`_looks_down_aslant`).
     upright: bool
+    #: Faces read from the colour planes alone, where no face above lies
+    #: (:func:`_colour_faces`); added last, where the reading found no die.
+    colour: tuple[tuple[float, _Die], ...] = ()
 
 
 def _select(checked: _Checked) -> list[tuple[float, _Die]]:

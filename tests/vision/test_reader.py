@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision._pips import find_pip_candidates, make_planes
 from vision.params import DEFAULTS
 from vision.reader import read_array, read_bytes, reading_order
 from vision.result import DieReading
@@ -78,6 +79,52 @@ def test_one_with_a_big_pip_between_touching_dice_is_read(
     art.draw_die(img, (180, 150), 60, 4, angle_deg=10)
     art.draw_die(img, (300, 170), 60, 6, angle_deg=10)
     assert [d.value for d in read_array(img)] == [4, 1, 6]
+
+
+def _marbled_die(
+    art: SimpleNamespace, value: int, stark: set[int], side: float, angle: float
+) -> np.ndarray:
+    """A blue die with red pips, as a marbled die shows them: the pips ``stark`` (indices
+    into its pip places) differ from the face in grey level, the others only in colour."""
+    img: np.ndarray = art.background(200, 160, colour=(180, 180, 175))
+    body, dim, red = (90, 70, 20), (25, 25, 115), (40, 40, 210)
+    art.draw_die(img, (100, 80), side, value, angle_deg=angle, body=body, pip=dim)
+    for k, (px, py) in enumerate(art.pip_places((100, 80), side, value, angle_deg=angle)):
+        if k in stark:
+            centre = (round(px * 16), round(py * 16))
+            cv2.circle(img, centre, round(0.095 * side * 16), red, -1, cv2.LINE_AA, 4)
+    return img
+
+
+@pytest.mark.parametrize("angle", [12.0, 25.0])
+@pytest.mark.parametrize(("value", "stark"), [(5, {0, 4}), (3, {0}), (6, {0, 4})])
+def test_a_face_split_between_grey_and_colour_pips_is_read_from_its_colour(
+    value: int, stark: set[int], angle: float, art: SimpleNamespace
+) -> None:
+    # The grey plane finds the stark pips, the colour planes every pip; kept once per blob
+    # (the grey find first), neither plane's candidates made the whole face, and the die
+    # was missed. Each colour plane searched again on its own reads it.
+    img = _marbled_die(art, value, stark, 30, angle)
+    assert [d.value for d in read_array(img)] == [value]
+
+
+def test_each_colour_planes_pips_are_kept_whole_beside_the_grey_finds(
+    art: SimpleNamespace,
+) -> None:
+    img = _marbled_die(art, 5, {0, 4}, 30, 12.0)
+    work = np.ascontiguousarray(img)
+    search = find_pip_candidates(work, make_planes(work), DEFAULTS)
+    places = np.array(art.pip_places((100, 80), 30, 5, angle_deg=12.0))
+    # The main candidates hold a grey find at a stark pip, so no colour find there ...
+    main_grey = search.cands.xy[search.cands.channel == 0]
+    assert len(main_grey) >= 1
+    # ... but one colour plane alone holds every pip of the face.
+    whole = [
+        c
+        for c in search.colour
+        if all(np.hypot(*(c.xy - p).T).min() < 2.0 for p in places) and len(c) == len(places)
+    ]
+    assert whole
 
 
 def test_uneven_light_does_not_change_the_reading(art: SimpleNamespace) -> None:
@@ -165,11 +212,13 @@ def test_bad_arrays_are_refused_with_a_clear_message() -> None:
 
 def test_a_photo_of_dice_with_tiny_pips_is_read_again_enlarged(art: SimpleNamespace) -> None:
     # Dice 26 px wide, pips about 4 px: too coarse for some faces until the photo is enlarged.
+    # Grey dice: the colour planes, searched on their own, read a red die's white pips
+    # without enlarging.
     img = art.background(400, 300, colour=(200, 205, 210))
     layout = [((60 + (i % 5) * 70, 60 + (i // 5) * 80), 26, i % 6 + 1, 13 * i) for i in range(15)]
     for centre, side, value, angle in layout:
         art.draw_die(
-            img, centre, side, value, angle_deg=angle, body=(40, 40, 160), pip=(240, 240, 240)
+            img, centre, side, value, angle_deg=angle, body=(60, 60, 60), pip=(240, 240, 240)
         )
     once = read_array(img, params=DEFAULTS._replace(small_pip_px=0.0, body_dice=False))
     dice = read_array(img)
