@@ -269,9 +269,7 @@ def read_array(
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
-    dice = _recounted(work, dice)
-    dice = _with_colour_faces(dice, reading.faces)
-    dice = _doubt_small(dice)
+    dice = _doubt_small(_recounted(work, dice))
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
@@ -280,6 +278,7 @@ def read_array(
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
+    dice = _with_colour_faces(dice, reading.faces)
     dice = _salient(work, dice)
     dice = [(diam, _past_frame(d, work.shape[1], work.shape[0])) for diam, d in dice]
     readings = [
@@ -489,9 +488,12 @@ def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
     return out
 
 
-def _doubt_small(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
+def _doubt_small(
+    dice: list[tuple[float, _Die]], among: list[tuple[float, _Die]] | None = None
+) -> list[tuple[float, _Die]]:
     """The dice with faces far smaller than the dice read (below ``_SPECK_SIZE`` of their
-    median side) made uncertain, or dropped when they were unread already.
+    median side; of the dice ``among``, when given, else of ``dice``) made uncertain, or
+    dropped when they were unread already.
 
     The dice of one photo differ in size by perspective and make by less than that; a face
     read that small is part of a die (one row of a six, two pips of a four whose others
@@ -501,7 +503,7 @@ def _doubt_small(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
     (``body_side``) is a die whose pips sit close together: it keeps its value and takes
     the body's size.
     """
-    sizes = [d.size for _diam, d in dice if d.value is not None]
+    sizes = [d.size for _diam, d in (dice if among is None else among) if d.value is not None]
     if len(sizes) < 2:
         return dice
     least = _SPECK_SIZE * float(np.median(sizes))
@@ -1331,8 +1333,10 @@ def _with_colour_faces(
 ) -> list[tuple[float, _Die]]:
     """``dice`` with the colour planes' faces of ``checked`` (:func:`_colour_faces`) that
     lie on none of them and are no side face beside one (:func:`_shadowed`): a die that
-    every other way of reading missed."""
-    if checked is None:
+    every other way of reading missed. Faces far smaller than the dice read are doubted as
+    theirs were (:func:`_doubt_small`, measured against those dice alone, so that the faces
+    added change nothing of the dice read before)."""
+    if checked is None or not checked.colour:
         return dice
     out = list(dice)
     for diam, d in checked.colour:
@@ -1340,7 +1344,7 @@ def _with_colour_faces(
             _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
         ):
             out.append((diam, d))
-    return out
+    return dice + _doubt_small(out[len(dice) :], among=dice)
 
 
 class _Checked(NamedTuple):
