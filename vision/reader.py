@@ -15,6 +15,7 @@ the photo's pixels.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -1261,7 +1262,11 @@ def _read_plain(
         aslant = _flattened(cands.roundness[on_faces], cands.minor[on_faces])[1]
     upright = _looks_down_aslant(aslant)
     chosen = tuple((diam, die) for _colour, _key, diam, die in checked)
-    colour = _colour_faces(search, planes, blur, face_params, [die for _diam, die in chosen])
+    read = [die for _diam, die in chosen]
+
+    def colour() -> tuple[tuple[float, _Die], ...]:
+        return _colour_faces(search, planes, blur, face_params, read)
+
     faces = _Checked(chosen, upright, colour)
     return _select(faces), len(cands), stark, faces
 
@@ -1285,12 +1290,25 @@ def _colour_faces(
     """
     others = search.cands
     found: list[tuple[int, float, float, _Die]] = []
+    read = np.array([o.center for o in faces], np.float64).reshape(-1, 2)
+    reach = _OVERLAP * np.array([o.size for o in faces], np.float64)
+
+    def on_a_face(points: npt.NDArray[np.float64]) -> bool:
+        # Whether every point lies on one face read (:func:`_overlaps`): a face fitted to
+        # such pips has its centre among them, so it would be dropped as that face again.
+        dist = np.hypot(
+            points[:, None, 0] - read[None, :, 0], points[:, None, 1] - read[None, :, 1]
+        )
+        return bool((dist < reach[None, :]).all(axis=0).any())
+
     for cc in search.colour:
         for members in link_pips(cc, planes, params):
-            if members.shape[0] < 2:
+            # Most colour finds are pips the grey plane read too: left out before they are
+            # fitted and checked, they cost next to nothing.
+            if members.shape[0] < 2 or on_a_face(cc.xy[members].astype(np.float64)):
                 continue
             for fit in fit_cluster(cc, members, params):
-                if len(fit.members) < 2:
+                if len(fit.members) < 2 or on_a_face(np.array([fit.center], np.float64)):
                     continue
                 die = _check_face(fit, cc, planes, blur, params)
                 if die is None or die.value is None:
@@ -1336,10 +1354,10 @@ def _with_colour_faces(
     every other way of reading missed. Faces far smaller than the dice read are doubted as
     theirs were (:func:`_doubt_small`, measured against those dice alone, so that the faces
     added change nothing of the dice read before)."""
-    if checked is None or not checked.colour:
+    if checked is None or checked.colour is None:
         return dice
     out = list(dice)
-    for diam, d in checked.colour:
+    for diam, d in checked.colour():
         if not any(
             _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
         ):
@@ -1356,7 +1374,7 @@ class _Checked(NamedTuple):
     upright: bool
     #: Faces read from the colour planes alone, where no face above lies
     #: (:func:`_colour_faces`); added last, where the reading found no die.
-    colour: tuple[tuple[float, _Die], ...] = ()
+    colour: Callable[[], tuple[tuple[float, _Die], ...]] | None = None
 
 
 def _select(checked: _Checked) -> list[tuple[float, _Die]]:
