@@ -279,7 +279,7 @@ def read_array(
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
-    dice = _with_colour_faces(dice, reading.faces)
+    dice = _with_colour_faces(work, dice, reading.faces)
     dice = _salient(work, dice)
     dice = [(diam, _past_frame(d, work.shape[1], work.shape[0])) for diam, d in dice]
     readings = [
@@ -1286,7 +1286,8 @@ def _colour_faces(
     planes, searched again on their own, often do. They are coarser (a JPEG keeps colour at
     half the resolution), so their pips merge more: a face of two (the merged pips of a four
     or six) and a face with a main search's candidate on one of its empty places (a pip
-    the colour planes lost) are asked about, not read.
+    the colour planes lost) are asked about, unless the single-face counter surely counts
+    the same layout there (:func:`_second_opinion`, in :func:`_with_colour_faces`).
     """
     others = search.cands
     found: list[tuple[int, float, float, _Die]] = []
@@ -1347,13 +1348,14 @@ _COLOUR_MARK = 0.35
 
 
 def _with_colour_faces(
-    dice: list[tuple[float, _Die]], checked: _Checked | None
+    work: Image, dice: list[tuple[float, _Die]], checked: _Checked | None
 ) -> list[tuple[float, _Die]]:
     """``dice`` with the colour planes' faces of ``checked`` (:func:`_colour_faces`) that
     lie on none of them and are no side face beside one (:func:`_shadowed`): a die that
-    every other way of reading missed. Faces far smaller than the dice read are doubted as
-    theirs were (:func:`_doubt_small`, measured against those dice alone, so that the faces
-    added change nothing of the dice read before)."""
+    every other way of reading missed. A face asked about is read when the single-face
+    counter surely counts its layout (:func:`_second_opinion`). Faces far smaller than the
+    dice read are doubted as theirs were (:func:`_doubt_small`, measured against those dice
+    alone, so that the faces added change nothing of the dice read before)."""
     if checked is None or checked.colour is None:
         return dice
     out = list(dice)
@@ -1361,7 +1363,7 @@ def _with_colour_faces(
         if not any(
             _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
         ):
-            out.append((diam, d))
+            out.append((diam, _second_opinion(work, d, dice)))
     return dice + _doubt_small(out[len(dice) :], among=dice)
 
 

@@ -108,6 +108,16 @@ def test_a_face_split_between_grey_and_colour_pips_is_read_from_its_colour(
     assert [d.value for d in read_array(img)] == [value]
 
 
+@pytest.mark.parametrize("angle", [12.0, 25.0])
+def test_a_two_found_on_a_colour_plane_alone_is_read_when_the_counter_agrees(
+    angle: float, art: SimpleNamespace
+) -> None:
+    # A face of two on a colour plane may be a four's or a six's pips merged there, so it is
+    # asked about; the single-face counter, counting the same two on the die, settles it.
+    img = _marbled_die(art, 2, {0}, 30, angle)
+    assert [d.value for d in read_array(img)] == [2]
+
+
 def test_each_colour_planes_pips_are_kept_whole_beside_the_grey_finds(
     art: SimpleNamespace,
 ) -> None:
