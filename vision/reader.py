@@ -1374,8 +1374,9 @@ class _Checked(NamedTuple):
     faces: tuple[tuple[float, _Die], ...]
     #: The photo looks across the table upright (:func:`_looks_down_aslant`).
     upright: bool
-    #: Faces read from the colour planes alone, where no face above lies
-    #: (:func:`_colour_faces`); added last, where the reading found no die.
+    #: Gives the faces read from the colour planes alone where no face above lies
+    #: (:func:`_colour_faces`), when called: only the reading whose faces are used calls it,
+    #: once (:func:`_with_colour_faces`, last, where the reading found no die).
     colour: Callable[[], tuple[tuple[float, _Die], ...]] | None = None
 
 
