@@ -1353,18 +1353,45 @@ def _with_colour_faces(
     """``dice`` with the colour planes' faces of ``checked`` (:func:`_colour_faces`) that
     lie on none of them and are no side face beside one (:func:`_shadowed`): a die that
     every other way of reading missed. A face asked about is read when the single-face
-    counter surely counts its layout (:func:`_second_opinion`). Faces far smaller than the
-    dice read are doubted as theirs were (:func:`_doubt_small`, measured against those dice
+    counter surely counts its layout (:func:`_second_opinion`). A one with a colour face on
+    it is made uncertain (:func:`_one_against_colour`). Faces far smaller than the dice
+    read are doubted as theirs were (:func:`_doubt_small`, measured against those dice
     alone, so that the faces added change nothing of the dice read before)."""
     if checked is None or checked.colour is None:
         return dice
+    colour = checked.colour()
+    dice = [(diam, _one_against_colour(d, colour)) for diam, d in dice]
     out = list(dice)
-    for diam, d in checked.colour():
+    for diam, d in colour:
         if not any(
             _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
         ):
             out.append((diam, _second_opinion(work, d, dice)))
     return dice + _doubt_small(out[len(dice) :], among=dice)
+
+
+def _one_against_colour(d: _Die, colour: tuple[tuple[float, _Die], ...]) -> _Die:
+    """``d``, made uncertain when it was read as a one and the colour planes fitted a face
+    of two pips or more on it (:func:`_colour_faces`).
+
+    A one is a single blob centred on its face, and a marbled or translucent die shows such
+    blobs of its own: a light swirl in a blue body passes for a one's pip where the body's
+    red pips hardly differ from it in grey level. The colour planes see those pips; a face
+    of theirs on the one says its lone blob may not be the face's only pip. (Colour faces
+    are fitted only where the photo's first pip reading read no face, so the ones doubted
+    are those read another way: by their body, or enlarged. Fitting them on the first
+    reading's ones too doubted one misread one of nell_byler_d6 and six it read right.)
+    """
+    if d.value != 1:
+        return d
+    for _diam, c in colour:
+        if c.layout >= 2 and (_overlaps(c, d) or _overlaps(d, c)):
+            return d._replace(value=None, confidence=min(d.confidence, _DOUBTED_ONE))
+    return d
+
+
+#: A one doubted by a colour face keeps at most this confidence (a coin toss).
+_DOUBTED_ONE = 0.5
 
 
 class _Checked(NamedTuple):
