@@ -624,6 +624,32 @@ def _doubted(face: FaceCount) -> FaceCount:
     return face
 
 
+def edge_turn(work: Image, centre: tuple[float, float], half: float) -> tuple[float, float]:
+    """The turn of the edges around ``centre`` (a square window reaching ``half`` pixels),
+    in degrees in [0, 90), and how strongly they agree on it, from 0 (no direction: round
+    pips, grain) to 1 (every edge on one square's sides).
+
+    Each pixel's gradient direction is taken four times over, so edges a quarter turn apart
+    agree, and averaged weighted by the gradient's energy: a die's outline against the
+    floor outweighs its round pips, whose directions cancel. Unlike the least rectangle
+    around a die's blob, this does not need the blob's corners, which a small die's shadow
+    and the blob's opening round off.
+    """
+    crop, _x0, _y0 = window(work, centre, half)
+    if min(crop.shape[:2]) < 3:
+        return 0.0, 0.0
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    g = grey.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    energy = gx * gx + gy * gy
+    total = float(energy.sum())
+    if total <= 0.0:
+        return 0.0, 0.0
+    mean = complex(np.sum(energy * np.exp(4j * np.arctan2(gy, gx)))) / total
+    return float(np.degrees(np.angle(mean)) / 4.0) % 90.0, float(abs(mean))
+
+
 def window(work: Image, centre: tuple[float, float], half: float) -> tuple[Image, int, int]:
     """The square of ``work`` reaching ``half`` pixels around ``centre`` (cut by the frame),
     contiguous, and its top-left corner ``x0, y0``."""

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision import _bodies
-from vision._bodies import find_body_dice, find_dice_anywhere
+from vision._bodies import edge_turn, find_body_dice, find_dice_anywhere
 from vision.params import DEFAULTS
 from vision.reader import read_array
 
@@ -384,3 +384,25 @@ def test_a_six_fitted_as_two_threes_is_counted_again_as_one_six(
     again = _recounted(img, [(4.0, left), (4.0, four), (4.0, right), (4.0, five), (4.0, one)])
     assert [d.value for _p, d in again] == [6, 4, 5, 1]
     assert np.hypot(again[0][1].center[0] - 120, again[0][1].center[1] - 120) < 0.15 * side
+
+
+@pytest.mark.parametrize("angle", [0.0, 17.0, 38.0, 62.0, 81.0])
+def test_a_dies_edges_give_its_turn(art: SimpleNamespace, angle: float) -> None:
+    img = art.background(160, 160, colour=(200, 205, 210))
+    art.draw_die(img, (80, 80), 44, 2, angle_deg=angle, body=(40, 40, 160), shadow=False)
+    turn, order = edge_turn(img, (80.0, 80.0), 40.0)
+    off = abs((turn - angle + 45.0) % 90.0 - 45.0)
+    assert off < 3.0
+    assert order > 0.5
+
+
+def test_round_pips_alone_agree_on_no_turn(art: SimpleNamespace) -> None:
+    # Close windows on a big face's whole pips, the die's edges out of them: the pips' round
+    # edges point every way.
+    for value, half in ((1, 30.0), (6, 63.0)):
+        img = art.background(200, 200, colour=(200, 205, 210))
+        art.draw_die(img, (100, 100), 150, value, angle_deg=20.0, shadow=False)
+        assert edge_turn(img, (100.0, 100.0), half)[1] < 0.05
+    # Nor do a bare floor's grain and a flat grey.
+    assert edge_turn(art.background(80, 80), (40.0, 40.0), 30.0)[1] < 0.05
+    assert edge_turn(np.full((40, 40, 3), 128, np.uint8), (20.0, 20.0), 10.0) == (0.0, 0.0)

@@ -168,6 +168,42 @@ def test_a_light_swirl_on_a_blue_die_with_red_pips_is_no_one(
     assert all(d.value in (None, 2) for d in near)
 
 
+def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
+    from vision.reader import _Die, _edges_turn, _turned_against
+
+    img = art.background(160, 160, colour=(200, 205, 210))
+    art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
+    diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
+    square = ((58.0, 58.0), (102.0, 58.0), (102.0, 102.0), (58.0, 102.0))
+    across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
+    along = across._replace(outline=square)
+    # The die's edges run at 0 degrees: a two fitted at 45 has its pips off the diagonal.
+    assert _turned_against(across, _edges_turn(img, across))
+    assert not _turned_against(along, _edges_turn(img, along))
+    # Only twos and threes are measured.
+    assert _edges_turn(img, across._replace(value=4)) is None
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(
+    ("photo", "centre"),
+    [("IMG_20191208_111924", (274.0, 390.0)), ("IMG_20191208_111423", (249.0, 351.0))],
+)
+def test_small_twos_turned_unlike_their_blobs_are_read(
+    photo: str, centre: tuple[float, float], datasets_dir: Any
+) -> None:
+    # nell_byler_d6 test photos: a purple two and a red two, each alone on the white board
+    # and turned about 30-45 degrees; the least rectangle around each one's blob (about
+    # 31 x 37 px, its corners rounded by the shadow) came out upright, so the two, fitted
+    # right, was asked about as fitted across its die.
+    path = datasets_dir / "nell_byler_d6" / "test" / "images" / f"{photo}.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    dice = read_bytes(path.read_bytes()).dice
+    near = [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < 10]
+    assert [d.value for d in near] == [2]
+
+
 def test_each_colour_planes_pips_are_kept_whole_beside_the_grey_finds(
     art: SimpleNamespace,
 ) -> None:
