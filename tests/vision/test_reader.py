@@ -168,6 +168,25 @@ def test_a_light_swirl_on_a_blue_die_with_red_pips_is_no_one(
     assert all(d.value in (None, 2) for d in near)
 
 
+def test_an_enlarged_part_of_a_face_asked_about_does_not_replace_it() -> None:
+    from vision.reader import _Die, _merge_enlarged
+
+    # A four asked about (a glare streak beside two of its pips) and, enlarged, the two of
+    # its pips the streak left alone: a smaller face of fewer pips, read surely.
+    four = _Die(None, (100.0, 100.0), 25.0, 0.57, (), layout=4)
+    part = _Die(2, (98.0, 101.0), 18.0, 0.88, (), layout=2)
+    merged = _merge_enlarged([(6.0, four)], [(6.0, part)], 6.0, DEFAULTS)
+    assert [d for _diam, d in merged] == [four]
+    # A face of more pips enlarged still replaces it (a five whose corner was lost).
+    five = _Die(5, (100.0, 100.0), 26.0, 0.9, (), layout=5)
+    merged = _merge_enlarged([(6.0, four)], [(6.0, five)], 6.0, DEFAULTS)
+    assert [d for _diam, d in merged] == [five]
+    # And so does a sure face of any value where the face asked about was a lone blob.
+    one = four._replace(layout=1, size=16.0)
+    merged = _merge_enlarged([(6.0, one)], [(6.0, part)], 6.0, DEFAULTS)
+    assert [d for _diam, d in merged] == [part]
+
+
 def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
     from vision.reader import _Die, _edges_turn, _turned_against
 
