@@ -381,12 +381,9 @@ def link_pips(
         near = dist <= params.max_link_diameters * mean_d
         # A two's pips lie a face's diagonal apart: on dice with small pips that is further
         # than other faces' neighbours, so two alike pips may link further when neither
-        # links to anything else (below). Only pips too few pixels wide to be measured well
-        # (below ``small_pip_px``, where a soft pip measures small): bigger blobs so far
-        # apart are whole dice, lined up like a giant face's pips.
+        # links to anything else (below).
         far = (
             ~near
-            & (mean_d < params.small_pip_px)
             & (dist <= params.max_pair_link_diameters * mean_d)
             & (np.maximum(di, dj) <= _PAIR_SIZE_RATIO * np.minimum(di, dj))
             & (
