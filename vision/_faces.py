@@ -347,11 +347,6 @@ class _UnionFind:
 
 #: Where the path between two pips is sampled (shares of the way, as a row).
 _PATH_STEPS = np.linspace(0.0, 1.0, 11, dtype=np.float32)[None, :]
-#: Largest ratio between the diameters of two pips linked as a two's far pair.
-_PAIR_SIZE_RATIO = 1.3
-#: ... and the least contrast of both, in multiples of the least pip contrast (stark pips:
-#: faint specks of grain or wood pair up at any distance).
-_PAIR_STARK = 3.0
 
 
 def link_pips(
@@ -368,8 +363,7 @@ def link_pips(
 
     h, w = planes.shape[1:]
     tree = cKDTree(cands.xy)
-    longest = max(params.max_link_diameters, params.max_pair_link_diameters)
-    reach = longest * float(cands.diam.max())
+    reach = params.max_link_diameters * float(cands.diam.max())
     pairs = tree.query_pairs(r=reach, output_type="ndarray")
     uf = _UnionFind(n)
     if pairs.shape[0]:
@@ -378,28 +372,15 @@ def link_pips(
         dist = np.linalg.norm(cands.xy[i] - cands.xy[j], axis=1)
         mean_d = 0.5 * (di + dj)
         colour = np.linalg.norm(cands.ring_bgr[i] - cands.ring_bgr[j], axis=1)
-        near = dist <= params.max_link_diameters * mean_d
-        # A two's pips lie a face's diagonal apart: on dice with small pips that is further
-        # than other faces' neighbours, so two alike pips may link further when neither
-        # links to anything else (below).
-        far = (
-            ~near
-            & (dist <= params.max_pair_link_diameters * mean_d)
-            & (np.maximum(di, dj) <= _PAIR_SIZE_RATIO * np.minimum(di, dj))
-            & (
-                np.minimum(cands.contrast[i], cands.contrast[j])
-                >= _PAIR_STARK * params.min_pip_contrast
-            )
-        )
         ok = (
             (cands.polarity[i] == cands.polarity[j])
             & (cands.channel[i] == cands.channel[j])
             & (np.maximum(di, dj) <= params.max_pip_size_ratio * np.minimum(di, dj))
-            & (near | far)
+            & (dist <= params.max_link_diameters * mean_d)
             & (dist >= 0.8 * mean_d)
             & (colour <= params.max_face_color_dist)
         )
-        i, j, dist, mean_d, far = i[ok], j[ok], dist[ok], mean_d[ok], far[ok]
+        i, j, dist, mean_d = i[ok], j[ok], dist[ok], mean_d[ok]
         if i.shape[0]:
             # Between two pips of one face lies face (or another pip), never a gap or an edge:
             # sample the segment outside the two pips.
@@ -420,29 +401,12 @@ def link_pips(
             dev = (vals - face[:, None]) * -pol[:, None]
             tol = np.maximum(12.0, 0.5 * contrast)[:, None]
             path_ok = (dev <= tol).mean(axis=1) >= 0.85
-            linked = path_ok & ~far
-            for a, b in zip(i[linked].tolist(), j[linked].tolist(), strict=True):
+            for a, b in zip(i[path_ok].tolist(), j[path_ok].tolist(), strict=True):
                 uf.union(a, b)
-            joined = {*i[linked].tolist(), *j[linked].tolist()}
-            pair = path_ok & far
-            _link_lone_pairs(uf, i[pair], j[pair], joined)
     groups: dict[int, list[int]] = {}
     for k in range(n):
         groups.setdefault(uf.find(k), []).append(k)
     return [np.array(g, np.intp) for g in groups.values()]
-
-
-def _link_lone_pairs(uf: _UnionFind, i: IntArray, j: IntArray, joined: set[int]) -> None:
-    """Link the far pairs ``(i, j)`` (candidate indices) of pips that are
-    not ``joined`` to any other and have no other far partner: the two pips of a two with
-    small pips. A pip with several far partners lies among specks or a crowd of dice."""
-    if i.shape[0] == 0:
-        return
-    partners = np.bincount(np.concatenate([i, j]))
-    for a, b in zip(i.tolist(), j.tolist(), strict=True):
-        if a in joined or b in joined or partners[a] > 1 or partners[b] > 1:
-            continue
-        uf.union(a, b)
 
 
 def mean_rows(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -65,9 +65,6 @@ class ReaderParams(NamedTuple):
     min_one_roundness: float = 0.68
     #: Largest pip-to-pip distance on one face, in pip diameters.
     max_link_diameters: float = 5.2
-    #: Largest distance, in pip diameters, of the two alike pips of a two whose pips link
-    #: to nothing else (a face's diagonal apart; small pips set it far).
-    max_pair_link_diameters: float = 6.5
     #: Largest ratio between the diameters of two pips on one face.
     max_pip_size_ratio: float = 1.8
     #: Largest colour distance between the faces around two pips of one die.

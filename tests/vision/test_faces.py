@@ -124,30 +124,3 @@ def test_a_pip_measured_bigger_than_its_siblings_stays_in_its_face(art: SimpleNa
         (2, (0, 1)),
         (3, (2, 3, 4)),
     ]
-
-
-def _groups(cands: object, params: object = DEFAULTS) -> list[list[int]]:
-    from vision._faces import link_pips
-
-    planes = np.full((3, 200, 300), 64, np.uint8)  # the face's grey all round the pips
-    return sorted(sorted(g.tolist()) for g in link_pips(cands, planes, params))  # type: ignore[arg-type]
-
-
-def test_a_twos_small_pips_a_diagonal_apart_are_linked(art: SimpleNamespace) -> None:
-    # Pips 4 px across, 24 px apart (6 diameters): the diagonal of a die 31 px wide whose
-    # pips are 0.13 of its side, further than any other face's neighbouring pips.
-    two = art.candidates([(100.0, 100.0), (117.0, 117.0)], diam=4.0)
-    assert _groups(two) == [[0, 1]]
-    assert _groups(two, DEFAULTS._replace(max_pair_link_diameters=0.0)) == [[0], [1]]
-    # Faint specks so far apart are not a two ...
-    faint = art.candidates([(100.0, 100.0), (117.0, 117.0)], diam=4.0, contrast=30.0)
-    assert _groups(faint) == [[0], [1]]
-    # ... nor are pips of unlike sizes, nor a pip with two such partners (a crowd).
-    unlike = art.candidates([(100.0, 100.0), (117.0, 117.0)], diam=[3.6, 5.0])
-    assert _groups(unlike) == [[0], [1]]
-    crowd = art.candidates([(100.0, 100.0), (117.0, 117.0), (83.0, 117.0)], diam=4.0)
-    assert _groups(crowd) == [[0], [1], [2]]
-    # Pips that link to a face of their own are left to it.
-    four = [(200.0, 100.0), (208.0, 100.0), (200.0, 108.0), (208.0, 108.0)]
-    beside = art.candidates([*four, (225.0, 125.0)], diam=4.0)
-    assert _groups(beside) == [[0, 1, 2, 3], [4]]
