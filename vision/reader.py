@@ -613,7 +613,8 @@ def _merge_enlarged(
     """Dice of a first reading with those of an enlarged one (mapped to the same pixels).
 
     The first reading's dice stand, except where the enlarged reading reads, with confidence,
-    a face with more pips (or an uncertain one's) that spans the first reading's faces there;
+    a face with more pips (or an uncertain one's, unless it is part of it: :func:`_part_of`)
+    that spans the first reading's faces there;
     the enlarged reading adds the dice it alone finds. ``median_diam`` is the first
     reading's median pip diameter.
     """
