@@ -148,6 +148,18 @@ def test_a_one_read_off_its_pips_is_doubted_when_a_colour_face_lies_on_it() -> N
     assert _one_against_colour(three, ((5.0, two),)) == three
 
 
+def _nell_test_dice_near(
+    datasets_dir: Any, photo: str, centre: tuple[float, float], radius: float
+) -> list[Any]:
+    """The dice read within ``radius`` px of ``centre`` in a nell_byler_d6 test photo (the
+    test is skipped when the photo is not there)."""
+    path = datasets_dir / "nell_byler_d6" / "test" / "images" / f"{photo}.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    dice = read_bytes(path.read_bytes()).dice
+    return [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < radius]
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize(
     ("photo", "centre"),
@@ -159,11 +171,7 @@ def test_a_light_swirl_on_a_blue_die_with_red_pips_is_no_one(
     # nell_byler_d6 test photos: a blue marbled two with red pips whose pips match the body
     # in grey level; the body pass read the light swirl in its middle as a one's pip, while
     # the colour planes fitted the two there.
-    path = datasets_dir / "nell_byler_d6" / "test" / "images" / f"{photo}.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    dice = read_bytes(path.read_bytes()).dice
-    near = [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < 15]
+    near = _nell_test_dice_near(datasets_dir, photo, centre, 15.0)
     assert near, "the die is still found"
     assert all(d.value in (None, 2) for d in near)
 
@@ -215,11 +223,7 @@ def test_small_twos_turned_unlike_their_blobs_are_read(
     # and turned about 30-45 degrees; the least rectangle around each one's blob (about
     # 31 x 37 px, its corners rounded by the shadow) came out upright, so the two, fitted
     # right, was asked about as fitted across its die.
-    path = datasets_dir / "nell_byler_d6" / "test" / "images" / f"{photo}.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    dice = read_bytes(path.read_bytes()).dice
-    near = [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < 10]
+    near = _nell_test_dice_near(datasets_dir, photo, centre, 10.0)
     assert [d.value for d in near] == [2]
 
 
