@@ -638,8 +638,7 @@ def edge_turn(work: Image, centre: tuple[float, float], half: float) -> tuple[fl
     crop, _x0, _y0 = window(work, centre, half)
     if min(crop.shape[:2]) < 3:
         return 0.0, 0.0
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    g = grey.astype(np.float32)
+    g = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
     energy = gx * gx + gy * gy

@@ -652,7 +652,7 @@ def _part_of(d: _Die, o: _Die) -> bool:
     """Whether ``d`` reads fewer pips than ``o``'s layout fitted, on a smaller face: part of
     the die ``o`` asked about (pips merged with a glare streak enlarged, a row lost), not a
     better reading of it."""
-    return d.value is not None and 0 < d.value < o.layout and d.size < o.size
+    return d.value is not None and d.value < o.layout and d.size < o.size
 
 
 def _read_windows(
