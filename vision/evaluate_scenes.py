@@ -1,6 +1,7 @@
 """Measure the reader and its flags on rendered scenes with ground truth (tools/render_tray).
 
-Usage: ``python -m vision.evaluate_scenes DIR [--oracle] [--json] [--calibration FILE]``
+Usage: ``python -m vision.evaluate_scenes DIR [--oracle] [--json] [--calibration FILE]
+[--failures]``
 
 Each ``*.json`` in ``DIR`` (with ``"dice"`` and ``"tray"``) names its image; per die it gives
 the top-face value, the projected top-face centre, the silhouette, ``tilt_deg`` and the
@@ -151,7 +152,8 @@ def evaluate_scene_dir(
 
     Each measure is ``{"value": share or None, "hit": k, "n": n}``; ``scenes``,
     ``dice``, ``extra_readings`` and ``mean_ms`` (read plus flags per photo) are counts.
-    ``failures``, when given, collects one record per wrong flag or missed flag.
+    ``failures``, when given, collects one record per wrong flag or missed flag, and one per
+    flat in-tray die whose face was misread or asked about (with the value ``read``).
     """
     from vision.reader import read_bytes
 
@@ -208,6 +210,9 @@ def evaluate_scene_dir(
                 counts["face_misread_flat"].add(r.value is not None and r.value != d["value"])
                 if "leaning" in r.flags:
                     wrong = "false leaning"
+                if r.value != d["value"] and failures is not None:
+                    what = "face asked about" if r.value is None else "face misread"
+                    failures.append({**_record(jf, i, d, r, what), "read": r.value})
             if state == "off_tray":
                 counts["off_tray_recall"].add("off_tray" in r.flags)
                 if "off_tray" not in r.flags:
@@ -217,18 +222,7 @@ def evaluate_scene_dir(
                 if "off_tray" in r.flags:
                     wrong = "false off_tray"
             if wrong and failures is not None:
-                failures.append(
-                    {
-                        "scene": jf.name,
-                        "die": i,
-                        "what": wrong,
-                        "state": state,
-                        "placement": d.get("placement"),
-                        "tilt_deg": tilt,
-                        "flags": list(r.flags),
-                        "evidence": list(r.evidence),
-                    }
-                )
+                failures.append(_record(jf, i, d, r, wrong))
     out: dict[str, Any] = {}
     for k, c in counts.items():
         out[k] = {"value": c.share(), "hit": c.hit, "n": c.n}
@@ -237,6 +231,21 @@ def evaluate_scene_dir(
     out["extra_readings"] = extra
     out["mean_ms"] = float(np.mean(elapsed)) if elapsed else None
     return out
+
+
+def _record(scene: Path, i: int, truth: dict[str, Any], r: DieReading, what: str) -> dict[str, Any]:
+    """A ``failures`` record: what went wrong with true die ``i`` of ``scene``, read as ``r``."""
+    return {
+        "scene": scene.name,
+        "die": i,
+        "what": what,
+        "value": truth["value"],
+        "state": truth["state"],
+        "placement": truth.get("placement"),
+        "tilt_deg": float(truth.get("tilt_deg", 0.0)),
+        "flags": list(r.flags),
+        "evidence": list(r.evidence),
+    }
 
 
 def table(result: dict[str, Any]) -> str:
@@ -268,7 +277,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--calibration", type=Path, help="a tray profile to use for every scene")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--failures", action="store_true", help="list every wrong or missed flag")
+    p.add_argument(
+        "--failures",
+        action="store_true",
+        help="list every wrong or missed flag and every flat face not read right (JSON lines on"
+        " stderr; two commits' lists compared show the dice a change moved)",
+    )
     args = p.parse_args(argv)
     if not is_scene_dir(args.folder):
         print(f"{args.folder}: no ground-truth scenes found", file=sys.stderr)

@@ -81,6 +81,13 @@ def test_a_flat_die_read_with_another_value_counts_as_misread(tmp_path: Path) ->
     result = evaluate_scene_dir(tmp_path)
     assert result["face_misread_flat"] == {"value": 0.5, "hit": 1, "n": 2}
     assert result["face_accuracy_flat"]["hit"] == 1
+    # The misread face is listed among the failures, with what was read.
+    fails: list[dict[str, object]] = []
+    evaluate_scene_dir(tmp_path, failures=fails)
+    faces = [f for f in fails if str(f["what"]).startswith("face")]
+    assert [(f["die"], f["what"], f["value"], f["read"]) for f in faces] == [
+        (0, "face misread", 4, 5)
+    ]
     # The ground truth's own values are never misread.
     assert evaluate_scene_dir(tmp_path, oracle=True)["face_misread_flat"]["hit"] == 0
 
