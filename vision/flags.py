@@ -528,15 +528,76 @@ def _add_lean_scores(image: Image, look: _Look, scene: _Scene, common: FloatArra
     v = look.shift - common
     if not any(float(np.dot(v, w)) > EDGE_SHIFT for w, _what in look.supports):
         return
-    die, pose = look.die, scene.pose
-    probe = die_top_side_px(pose, scene.die_units, die.center)
+    look.leans = list(_edge_scores(image, look, scene))
+
+
+def _edge_scores(image: Image, look: _Look, scene: _Scene) -> tuple[LeanScore, ...]:
+    """:func:`vision._lean.lean_score` of the die towards each of its supports (none without
+    a camera and scale)."""
+    die, pose, units = look.die, scene.pose, scene.die_units
+    if pose is None or units is None or not look.supports:
+        return ()
+    probe = die_top_side_px(pose, units, die.center)
     if probe <= 0:
-        return
+        return ()
     # This die's own side: dice of several sizes may share a photo.
-    side = scene.die_units * die.size_px / probe
+    side = units * die.size_px / probe
     t = np.array(die.center, np.float64)
     edges = EdgeField(image, die.center, 1.8 * die.size_px)
-    look.leans = [lean_score(edges, pose, side, t, w, die.size_px) for w, _ in look.supports]
+    return tuple(lean_score(edges, pose, side, t, w, die.size_px) for w, _ in look.supports)
+
+
+@dataclass(frozen=True)
+class LeanEvidence:
+    """The measures the leaning rule (:func:`apply_flags`) weighs for one die, taken whether
+    or not the rule would look at them, to study how well each tells leaning dice from flat.
+
+    ``supports`` counts the walls and dice it could lean on; ``reach`` is how far (die sides)
+    its measured silhouette reaches towards the best of them beyond the photo's common shift
+    (compared with :data:`LEAN_SHIFT` and :data:`EDGE_SHIFT`; None when not measured or with
+    nothing to lean on) and ``overlap`` that silhouette's IoU with a flat die's;
+    ``edge_gain`` the best edge gain over its supports (compared with :data:`EDGE_GAIN`);
+    ``face_tilt_deg`` its top face's tilt as its pips' grid shows it (faces of four pips or
+    more).
+    """
+
+    supports: int
+    reach: float | None
+    overlap: float
+    edge_gain: float | None
+    face_tilt_deg: float | None
+
+
+def lean_evidence(
+    image_bgr: Image, dice: Sequence[DieReading], *, profile: TrayProfile | None = None
+) -> tuple[LeanEvidence, ...]:
+    """:class:`LeanEvidence` for each of ``dice`` (in ``image_bgr``'s pixels, as for
+    :func:`apply_flags`), measured as :func:`apply_flags` measures it."""
+    scene = _scene(image_bgr, dice, profile, [])
+    looks = _looks(image_bgr, dice, scene) if len(dice) <= MAX_MEASURED_DICE else []
+    common = _common_shift(looks)
+    out = []
+    for i, die in enumerate(dice):
+        tilt = _face_tilt(die, scene)
+        look = looks[i] if looks else None
+        if look is None:
+            out.append(LeanEvidence(0, None, 0.0, None, tilt[0] if tilt else None))
+            continue
+        reach = None
+        if look.shift is not None and look.supports:
+            v = look.shift - common
+            reach = max(float(np.dot(v, w)) for w, _ in look.supports)
+        gains = [sc.gain for sc in _edge_scores(image_bgr, look, scene)]
+        out.append(
+            LeanEvidence(
+                supports=len(look.supports),
+                reach=reach,
+                overlap=look.overlap,
+                edge_gain=max(gains) if gains else None,
+                face_tilt_deg=tilt[0] if tilt else None,
+            )
+        )
+    return tuple(out)
 
 
 def _looks(image: Image, dice: Sequence[DieReading], scene: _Scene) -> list[_Look]:

@@ -9,7 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.evaluate_scenes import evaluate_scene_dir, is_scene_dir, main, match, table
+from vision.evaluate_scenes import (
+    evaluate_scene_dir,
+    evidence_rows,
+    evidence_table,
+    is_scene_dir,
+    main,
+    match,
+    table,
+)
 from vision.result import DieReading
 
 
@@ -134,3 +142,40 @@ def test_vision_evaluate_reads_the_renderers_ground_truth(
     assert evaluate_main([str(tmp_path), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert "leaning_recall_15_plus" in json.dumps(result)
+
+
+def test_evidence_rows_give_each_in_tray_die_the_leaning_rules_measures(tmp_path: Path) -> None:
+    _scene(tmp_path)
+    rows = evidence_rows(tmp_path, oracle=True)
+    # The die on the table is left out: the leaning rule is for dice in the tray.
+    assert [(r["die"], r["state"]) for r in rows] == [(0, "flat"), (1, "flat")]
+    for r in rows:
+        assert {"supports", "overlap", "reach", "edge_gain", "face_tilt_deg"} <= set(r)
+        # Dice far apart and far from the walls have nothing to lean on.
+        assert r["supports"] == 0 and r["reach"] is None and r["edge_gain"] is None
+
+
+def test_the_evidence_cut_lets_at_most_half_a_percent_of_the_flat_dice_pass() -> None:
+    flat = [{"state": "flat", "tilt_deg": 0.0, "reach": i / 1000} for i in range(200)]
+    flat.append({"state": "flat", "tilt_deg": 0.0, "reach": None})  # not measured: not passing
+    leaning = [
+        {"state": "leaning", "tilt_deg": 30.0, "reach": 0.5},
+        {"state": "leaning", "tilt_deg": 20.0, "reach": 0.1},
+        {"state": "leaning", "tilt_deg": 20.0, "reach": None},
+        {"state": "leaning", "tilt_deg": 10.0, "reach": 0.3},
+    ]
+    rows = [{**r, "edge_gain": None, "face_tilt_deg": None} for r in flat + leaning]
+    text = evidence_table(rows)
+    # 201 flat dice: one may pass, so the cut is the second largest flat value.
+    assert "| reach | 200/201 | 0.100 | 0.198 (1/201) | 1/3 | 1/1 | 0.300 |" in text
+    # A measure no die has gives no row.
+    assert "edge_gain" not in text
+
+
+def test_command_prints_the_evidence_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _scene(tmp_path)
+    assert main([str(tmp_path), "--oracle", "--evidence"]) == 0
+    out = capsys.readouterr().out
+    assert "2 flat and 0 leaning dice found in the tray" in out

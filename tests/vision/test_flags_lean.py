@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -11,7 +13,8 @@ import pytest
 
 from calibration.camera import CameraPose, pose_from_nadir
 from vision._lean import EdgeField, cube_corners, lean_score
-from vision.flags import EDGE_GAIN
+from vision.evaluate_scenes import oracle_dice
+from vision.flags import EDGE_GAIN, lean_evidence
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -97,3 +100,19 @@ def test_cube_corners_keep_the_top_face_where_it_was_seen_and_rest_on_the_floor(
         # The lowest edge lies on the far side from the support (along -u).
         low = corners[np.argsort(corners[:, 2])[:2]]
         assert np.all(low[:, 0] <= corners[:, 0].mean() + 1e-9)
+
+
+def test_lean_evidence_measures_a_sample_die_leaning_on_another() -> None:
+    samples = Path(__file__).resolve().parents[2] / "sample_images"
+    truth = json.loads((samples / "leaning_die5_000181.json").read_text())
+    image = np.asarray(cv2.imread(str(samples / truth["image"]), cv2.IMREAD_COLOR), np.uint8)
+    dice = oracle_dice(truth)
+    evidence = lean_evidence(image, dice)
+    assert len(evidence) == len(dice) == 5
+    states = [d["state"] for d in truth["dice"]]
+    leaning = evidence[states.index("leaning")]
+    assert leaning.supports >= 1
+    assert leaning.reach is not None and leaning.edge_gain is not None
+    # Its silhouette reaches towards its support further than any flat die's does.
+    flat = [e.reach for e, s in zip(evidence, states, strict=True) if s == "flat" and e.reach]
+    assert flat and leaning.reach > max(flat)
