@@ -554,8 +554,9 @@ class LeanEvidence:
 
     ``supports`` counts the walls and dice it could lean on; ``reach`` is how far (die sides)
     its measured silhouette reaches towards the best of them beyond the photo's common shift
-    (compared with :data:`LEAN_SHIFT` and :data:`EDGE_SHIFT`; None when not measured or with
-    nothing to lean on) and ``overlap`` that silhouette's IoU with a flat die's;
+    (compared with :data:`LEAN_SHIFT` and :data:`EDGE_SHIFT`; None when not measured, when
+    its overlap with a flat die's is below :data:`LEAN_OVERLAP`, or with nothing to lean on)
+    and ``overlap`` that silhouette's IoU with a flat die's;
     ``edge_gain`` the best edge gain over its supports (compared with :data:`EDGE_GAIN`);
     ``face_tilt_deg`` its top face's tilt as its pips' grid shows it (faces of four pips or
     more).
@@ -584,7 +585,9 @@ def lean_evidence(
             out.append(LeanEvidence(0, None, 0.0, None, tilt[0] if tilt else None))
             continue
         reach = None
-        if look.shift is not None and look.supports:
+        # As the rule: a silhouette unlike a flat die's in most of its pixels was not
+        # measured (LEAN_OVERLAP).
+        if look.shift is not None and look.supports and look.overlap >= LEAN_OVERLAP:
             v = look.shift - common
             reach = max(float(np.dot(v, w)) for w, _ in look.supports)
         gains = [sc.gain for sc in _edge_scores(image_bgr, look, scene)]
