@@ -534,14 +534,10 @@ def _add_lean_scores(image: Image, look: _Look, scene: _Scene, common: FloatArra
 def _edge_scores(image: Image, look: _Look, scene: _Scene) -> tuple[LeanScore, ...]:
     """:func:`vision._lean.lean_score` of the die towards each of its supports (none without
     a camera and scale)."""
-    die, pose, units = look.die, scene.pose, scene.die_units
-    if pose is None or units is None or not look.supports:
+    die, pose = look.die, scene.pose
+    side = _own_side(die, scene)
+    if pose is None or side is None or not look.supports:
         return ()
-    probe = die_top_side_px(pose, units, die.center)
-    if probe <= 0:
-        return ()
-    # This die's own side: dice of several sizes may share a photo.
-    side = units * die.size_px / probe
     t = np.array(die.center, np.float64)
     edges = EdgeField(image, die.center, 1.8 * die.size_px)
     return tuple(lean_score(edges, pose, side, t, w, die.size_px) for w, _ in look.supports)
@@ -984,6 +980,16 @@ def _depth_inside(polygon: FloatArray, point: FloatArray) -> float:
     return float(cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True))
 
 
+def _own_side(die: DieReading, scene: _Scene) -> float | None:
+    """The die's own side in floor units, from its size in pixels where it lies (dice of
+    several sizes may share a photo); None without a camera and scale."""
+    pose, units = scene.pose, scene.die_units
+    if pose is None or units is None:
+        return None
+    probe = die_top_side_px(pose, units, die.center)
+    return units * die.size_px / probe if probe > 0 else units
+
+
 def _bottom_offset(pose: CameraPose, die_units: float, t: FloatArray) -> FloatArray:
     """Image vector from a flat die's top face centre to its bottom face centre."""
     top = pose.back_project(t[None, :], z=die_units)[0]
@@ -1235,7 +1241,7 @@ def _lean_shift(
     face exactly there, and a prediction cut the same way would hide that side face's shift.
     """
     assert scene.pose is not None and scene.die_units is not None
-    pose, s = scene.pose, scene.die_units
+    pose, s = scene.pose, _own_side(die, scene) or scene.die_units
     t = np.array(die.center, np.float64)
     top = pose.back_project(t[None, :], z=s)[0]
     yaw = _yaw(die, pose, s)

@@ -12,9 +12,12 @@ import numpy.typing as npt
 import pytest
 
 from calibration.camera import CameraPose, pose_from_nadir
+from calibration.profile import die_top_side_px
+from vision import flags
 from vision._lean import EdgeField, cube_corners, lean_score
 from vision.evaluate_scenes import oracle_dice
 from vision.flags import EDGE_GAIN, lean_evidence
+from vision.result import DieReading
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -116,3 +119,24 @@ def test_lean_evidence_measures_a_sample_die_leaning_on_a_wall() -> None:
     # Its silhouette reaches towards its support further than any flat die's does.
     flat = [e.reach for e, s in zip(evidence, states, strict=True) if s == "flat" and e.reach]
     assert flat and leaning.reach > max(flat)
+
+
+def test_a_small_die_among_bigger_ones_is_predicted_at_its_own_size() -> None:
+    # Dice of several sizes share a photo: the flat silhouette predicted for a die must be
+    # its own cube's, not one of the photo's common side, or a small flat die's silhouette
+    # seems to fall short of (and a big one's to reach beyond) where a flat die's would.
+    pose, side = _pose()
+    small = 0.7 * side
+    t = np.array([650.0, 480.0])  # far from the nadir: its side faces show
+    img = np.empty((600, 800, 3), np.uint8)
+    img[:] = FLOOR
+    _draw_cube(img, pose, cube_corners(pose, t, small, np.array([1.0, 0.0]), 0.0))
+    mask = np.abs(img.astype(np.int16) - np.array(FLOOR, np.int16)).max(axis=2) > 30
+    scene = flags._Scene(None, None, None, 12.0, pose, side)
+    size_px = die_top_side_px(pose, small, (float(t[0]), float(t[1])))
+    die = DieReading(value=3, center=(float(t[0]), float(t[1])), size_px=size_px, confidence=1.0)
+    measured = flags._lean_shift(die, scene, mask, 0, 0, 1.0)
+    assert measured is not None
+    shift, overlap = measured
+    assert overlap > 0.85
+    assert float(np.hypot(*shift)) < 0.05
