@@ -624,19 +624,22 @@ def _supports(
     s_px = die.size_px
     out: list[tuple[FloatArray, str]] = []
     top = None
-    if scene.pose is not None and scene.die_units is not None:
-        top = scene.pose.back_project(t[None, :], z=scene.die_units)[0]
+    side = _own_side(die, scene)
+    if scene.pose is not None and side is not None:
+        top = scene.pose.back_project(t[None, :], z=side)[0]
     for o in others:
         d = np.array(o.center) - t
         dist = float(np.hypot(*d))
         if not 1e-6 < dist < _TOUCH * (s_px + o.size_px):
             continue
-        if top is not None and scene.pose is not None and scene.die_units is not None:
+        o_side = _own_side(o, scene)
+        if top is not None and scene.pose is not None and side is not None and o_side:
             # A die leaning on another holds its top face off the other's by about
-            # sin(tilt) die sides; flat dice side by side hold theirs a die apart.
-            o_top = scene.pose.back_project(np.array([o.center]), z=scene.die_units)[0]
-            gap = float(np.hypot(*(o_top[:2] - top[:2]))) / scene.die_units - 1.0
-            if gap < MIN_LEAN_GAP:
+            # sin(tilt) die sides; flat dice side by side hold theirs a die apart (the
+            # mean of their two sides: dice of several sizes may share a photo).
+            o_top = scene.pose.back_project(np.array([o.center]), z=o_side)[0]
+            apart = float(np.hypot(*(o_top[:2] - top[:2])))
+            if apart / (0.5 * (side + o_side)) - 1.0 < MIN_LEAN_GAP:
                 continue
         out.append((d / dist, "die"))
     if scene.polygon is not None:

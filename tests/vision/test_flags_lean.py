@@ -140,3 +140,22 @@ def test_a_small_die_among_bigger_ones_is_predicted_at_its_own_size() -> None:
     shift, overlap = measured
     assert overlap > 0.85
     assert float(np.hypot(*shift)) < 0.05
+
+
+@pytest.mark.parametrize(("apart", "support"), [(1.0, False), (1.25, True)])
+def test_small_dice_are_supports_by_their_own_size(apart: float, support: bool) -> None:
+    # Two small dice (0.7 of the photo's common side): side by side (top faces one of their
+    # sides apart) neither can lean on the other; a die whose top face is held a quarter of
+    # a side further off can lean on its neighbour.
+    pose, side = _pose()
+    small = 0.7 * side
+    scene = flags._Scene(None, None, None, 12.0, pose, side)
+    dice = []
+    for x in (0.0, apart * small):
+        c = pose.project(np.array([[x, 0.0, small]]))[0]
+        centre = (float(c[0]), float(c[1]))
+        size_px = die_top_side_px(pose, small, centre)
+        dice.append(DieReading(value=2, center=centre, size_px=size_px, confidence=1.0))
+    t = np.array(dice[0].center)
+    found = flags._supports(dice[0], [dice[1]], scene, t, np.zeros(2))
+    assert [what for _w, what in found] == (["die"] if support else [])
