@@ -931,7 +931,8 @@ def _turned_against(d: _Die, body_turn: float | None) -> bool:
     (a small die's blob, its corners rounded by its shadow and the opening, comes out
     upright), and caught 4 of the 6 misread; the edges' own turn, where they agree on one
     (0.1 or more; 30 right faces had less), is off no right face by over 20 degrees and
-    catches 5 of the 6.
+    catches 5 of the 6. (A session diagnostic that logged both turns; its figures are in
+    that session's closing note, and no project command reproduces them.)
     """
     if body_turn is None or d.value not in (2, 3) or len(d.outline) < 2:
         return False
