@@ -185,15 +185,8 @@ def apply_flags(
     """
     _h, _w = image_bgr.shape[:2]
     notes: list[str] = []
-    scene = _scene(image_bgr, dice, profile, notes)
+    scene, looks, common = _measured(image_bgr, dice, profile, notes)
     out = []
-    # With more dice than any game uses, most are false finds: judge them by position
-    # only, which costs nothing per die.
-    measure = len(dice) <= MAX_MEASURED_DICE
-    looks: list[_Look | None] = (
-        list(_looks(image_bgr, dice, scene)) if measure else [None] * len(dice)
-    )
-    common = _common_shift(looks)
     verdicts = []
     for i, die in enumerate(dice):
         look = looks[i]
@@ -214,6 +207,22 @@ def apply_flags(
     if scene.polygon is not None:
         tray = TrayOutline(polygon=tuple((float(x), float(y)) for x, y in scene.polygon))
     return FlagResult(dice=tuple(out), tray=tray, notes=tuple(notes))
+
+
+def _measured(
+    image: Image,
+    dice: Sequence[DieReading],
+    profile: TrayProfile | None,
+    notes: list[str],
+) -> tuple[_Scene, list[_Look | None], FloatArray]:
+    """The scene, each die's look (None for every die when there are more than
+    :data:`MAX_MEASURED_DICE`) and the shift all dice share."""
+    scene = _scene(image, dice, profile, notes)
+    # With more dice than any game uses, most are false finds: judge them by position
+    # only, which costs nothing per die.
+    measure = len(dice) <= MAX_MEASURED_DICE
+    looks: list[_Look | None] = list(_looks(image, dice, scene)) if measure else [None] * len(dice)
+    return scene, looks, _common_shift(looks)
 
 
 # -- the scene: floor, camera, scale ------------------------------------------------------
@@ -570,13 +579,10 @@ def lean_evidence(
 ) -> tuple[LeanEvidence, ...]:
     """:class:`LeanEvidence` for each of ``dice`` (in ``image_bgr``'s pixels, as for
     :func:`apply_flags`), measured as :func:`apply_flags` measures it."""
-    scene = _scene(image_bgr, dice, profile, [])
-    looks = _looks(image_bgr, dice, scene) if len(dice) <= MAX_MEASURED_DICE else []
-    common = _common_shift(looks)
+    scene, looks, common = _measured(image_bgr, dice, profile, [])
     out = []
-    for i, die in enumerate(dice):
+    for die, look in zip(dice, looks, strict=True):
         tilt = _face_tilt(die, scene)
-        look = looks[i] if looks else None
         if look is None:
             out.append(LeanEvidence(0, None, 0.0, None, tilt[0] if tilt else None))
             continue
