@@ -324,16 +324,11 @@ def evidence_table(rows: Sequence[dict[str, Any]]) -> str:
         if not values:
             continue
         cut = values[-1 - allowed] if allowed < len(values) else -math.inf
-        passing = sum(v > cut for v in values)
-
-        def above(group: Sequence[dict[str, Any]], key: str = k, at: float = cut) -> str:
-            hit = sum(r[key] is not None and float(r[key]) > at for r in group)
-            return f"{hit}/{len(group)}"
-
         steep_values = [float(r[k]) for r in steep if r[k] is not None]
         lines.append(
             f"| {k} | {len(values)}/{len(flat)} | {float(np.median(values)):.3f} "
-            f"| {cut:.3f} ({passing}/{len(flat)}) | {above(steep)} | {above(mild)} "
+            f"| {cut:.3f} ({_passing(flat, k, cut)}) | {_passing(steep, k, cut)} "
+            f"| {_passing(mild, k, cut)} "
             f"| {float(np.median(steep_values)) if steep_values else float('nan'):.3f} |"
         )
     lines.append(
@@ -341,6 +336,12 @@ def evidence_table(rows: Sequence[dict[str, Any]]) -> str:
         f"lets at most {100 * FLAT_PASS:g}% of the flat dice pass"
     )
     return "\n".join(lines)
+
+
+def _passing(group: Sequence[dict[str, Any]], key: str, cut: float) -> str:
+    """How many of ``group`` have measure ``key`` beyond ``cut``, as "k/n"."""
+    hit = sum(r[key] is not None and float(r[key]) > cut for r in group)
+    return f"{hit}/{len(group)}"
 
 
 def table(result: dict[str, Any]) -> str:

@@ -919,7 +919,7 @@ def _edges_turn(work: Image, d: _Die) -> float | None:
     return turn if order >= _LEAST_EDGE_ORDER else None
 
 
-def _turned_against(d: _Die, body_turn: float | None) -> bool:
+def _turned_against(d: _Die, edges_turn: float | None) -> bool:
     """Whether a two or a three was fitted about 45 degrees off its die's body.
 
     Their pips lie on the face's diagonal, so the face square is set by that line alone:
@@ -934,11 +934,11 @@ def _turned_against(d: _Die, body_turn: float | None) -> bool:
     catches 5 of the 6. (A session diagnostic that logged both turns; its figures are in
     that session's closing note, and no project command reproduces them.)
     """
-    if body_turn is None or d.value not in (2, 3) or len(d.outline) < 2:
+    if edges_turn is None or d.value not in (2, 3) or len(d.outline) < 2:
         return False
     (x0, y0), (x1, y1) = d.outline[0], d.outline[1]
     face_turn = float(np.degrees(np.arctan2(y1 - y0, x1 - x0))) % 90.0
-    return abs((face_turn - body_turn + 45.0) % 90.0 - 45.0) > _TURN_OFF
+    return abs((face_turn - edges_turn + 45.0) % 90.0 - 45.0) > _TURN_OFF
 
 
 def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
