@@ -79,6 +79,10 @@ class FaceCount:
     suspect: int | None = None
 
 
+#: :attr:`FaceCount.reason` of a crop where no pip-like blob was seen at all.
+NO_PIPS = "no pips found"
+
+
 @dataclass(frozen=True)
 class _Blob:
     x: float
@@ -131,7 +135,7 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
         centre = (lab.shape[1] / 2, lab.shape[0] / 2)
     fits: list[_Fit] = []
     any_blobs = blocked = False
-    result = FaceCount(None, 0.0, (), "no pips found")
+    result = FaceCount(None, 0.0, (), NO_PIPS)
     colours = _face_colours(lab)
     # The likeliest face colour first; the others only when it gives no sure reading.
     for face in colours:

@@ -273,9 +273,10 @@ def read_array(
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
     dice = _drop_giants(dice)
     if dice and params.body_dice:
-        dice, unread = _body_dice(work, dice, params)
+        dice, unread, unsure = _body_dice(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
+        dice = _with_unsure_bodies(dice, unsure)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(_recounted(work, dice))
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
@@ -693,13 +694,16 @@ def _read_windows(
 
 def _body_dice(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]]]:
+) -> tuple[
+    list[tuple[float, _Die]], list[tuple[float, float, float]], list[tuple[float, float, float]]
+]:
     """The dice with those found by their bodies added (work-image pixels), twos and
-    threes whose face is turned against their body made uncertain; and the die-sized
-    bodies whose pips could not be counted, ``(x, y, side)`` in work pixels."""
+    threes whose face is turned against their body made uncertain; the die-sized bodies
+    whose pips could not be counted, ``(x, y, side)`` in work pixels; and those of them
+    that are dice all the same (:attr:`vision._bodies.BodyPass.unsure`)."""
     sides = [d.size for _diam, d in dice if d.value is not None or d.six_corners]
     if not sides:
-        return dice, []
+        return dice, [], []
     taken = [(d.center[0], d.center[1], d.size) for _diam, d in dice]
     found = find_body_dice(
         work, float(np.median(sides)), taken, min_confidence=params.body_min_confidence
@@ -712,7 +716,33 @@ def _body_dice(
                 again = d._replace(value=None, confidence=min(d.confidence, 0.5))
             d = again
         checked.append((diam, d))
-    return checked + [_body_die(b, params) for b in found.dice], found.unread
+    return checked + [_body_die(b, params) for b in found.dice], found.unread, found.unsure
+
+
+def _with_unsure_bodies(
+    dice: list[tuple[float, _Die]], bodies: list[tuple[float, float, float]]
+) -> list[tuple[float, _Die]]:
+    """The dice with an uncertain die for each body in ``bodies`` (work pixels ``(x, y,
+    side)``: die-sized, square and textured, see :func:`vision._bodies.find_body_dice`)
+    that no reading lies on: a die whose pips no reading could count is asked about, not
+    left out (red pips on a dark marbled body, a blurred die)."""
+    out = list(dice)
+    for x, y, side in bodies:
+        if any(
+            np.hypot(x - o.center[0], y - o.center[1]) < _BODY_TAKEN * max(o.size, side)
+            for _od, o in out
+        ):
+            continue
+        h = 0.5 * side
+        outline = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
+        out.append((_PIP_OF_SIDE * side, _Die(None, (x, y), side, DOUBTED, outline)))
+    return out
+
+
+#: A body this near another reading (in the bigger one's sides) is that die; a die's pip
+#: is about this share of its side.
+_BODY_TAKEN = 0.7
+_PIP_OF_SIDE = 0.18
 
 
 def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
@@ -1393,13 +1423,34 @@ def _with_colour_faces(
         return dice
     colour = checked.colour()
     dice = [(diam, _one_against_colour(d, colour)) for diam, d in dice]
-    out = list(dice)
+    out: list[tuple[float, _Die] | None] = list(dice)
     for diam, d in colour:
-        if not any(
-            _too_close(d, o) or _overlaps(o, d) or _shadowed(d, diam, o, od) for od, o in out
-        ):
+        blocking = [
+            k
+            for k, pair in enumerate(out)
+            if pair is not None
+            and (
+                _too_close(d, pair[1])
+                or _overlaps(pair[1], d)
+                or _shadowed(d, diam, pair[1], pair[0])
+            )
+        ]
+        if not blocking:
             out.append((diam, _second_opinion(work, d, dice)))
-    return dice + _doubt_small(out[len(dice) :], among=dice)
+        elif d.value is not None and all(_asked_about_there(out[k], d) for k in blocking):
+            # Read where the other readings only asked (a body whose pips no reading
+            # counted): the colour planes saw its pips.
+            for k in blocking:
+                out[k] = None
+            out.append((diam, d))
+    kept = [pair for pair in out[: len(dice)] if pair is not None]
+    added = [pair for pair in out[len(dice) :] if pair is not None]
+    return kept + _doubt_small(added, among=kept)
+
+
+def _asked_about_there(pair: tuple[float, _Die] | None, face: _Die) -> bool:
+    """Whether ``pair``'s die is asked about and ``face`` lies on it."""
+    return pair is not None and pair[1].value is None and _overlaps(face, pair[1])
 
 
 def _one_against_colour(d: _Die, colour: tuple[tuple[float, _Die], ...]) -> _Die:

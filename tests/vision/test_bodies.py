@@ -406,3 +406,49 @@ def test_round_pips_alone_agree_on_no_turn(art: SimpleNamespace) -> None:
     # Nor do a bare floor's grain and a flat grey.
     assert edge_turn(art.background(80, 80), (40.0, 40.0), 30.0)[1] < 0.05
     assert edge_turn(np.full((40, 40, 3), 128, np.uint8), (20.0, 20.0), 10.0) == (0.0, 0.0)
+
+
+def _smudged(art: SimpleNamespace) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+    """The tray with its last die's pips smudged into streaks that fit no face (a marbled
+    body's swirls over faint pips), a flat grey disc (a punched hole in a board) and a flat
+    die-sized square of the floor's own grey."""
+    img, layout = _tray(art)
+    (x, y), _v = layout[-1]
+    img[y - 30 : y + 30, x - 30 : x + 30] = (200, 205, 210)
+    art.draw_die(img, (x, y), SIDE, 1, body=(40, 40, 160), pip=(40, 40, 160))
+    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
+        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 120, 200), -1)
+    cv2.circle(img, (240, 260), 19, (120, 122, 124), -1, cv2.LINE_AA)
+    cv2.rectangle(img, (222, 170), (258, 206), (150, 152, 154), -1)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
+    return img, taken
+
+
+def test_a_textured_die_whose_pips_fit_no_face_is_reported_unsure(art: SimpleNamespace) -> None:
+    img, taken = _smudged(art)
+    found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
+    assert found.dice == []
+    assert len(found.unsure) == 1
+    x, y, side = found.unsure[0]
+    assert np.hypot(x - 390, y - 260) < 0.25 * SIDE
+    assert 0.8 * SIDE < side < 1.5 * SIDE
+    # The disc and the flat square are die-sized blobs the counter could not read either.
+    assert len(found.unread) == 3
+
+
+def test_the_reader_asks_about_a_die_whose_pips_no_reading_counts(art: SimpleNamespace) -> None:
+    img = art.background(480, 360, colour=(60, 90, 50))
+    read = [((80, 80), 5), ((250, 70), 3), ((400, 150), 6), ((120, 280), 4)]
+    for i, (centre, value) in enumerate(read):
+        art.draw_die(img, centre, SIDE, value, angle_deg=13.0 * i)
+    x, y = 330, 290
+    body = (235, 235, 235)
+    art.draw_die(img, (x, y), SIDE, 1, angle_deg=8.0, pip=body)
+    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
+        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 150, 170), -1)
+    dice = read_array(img)
+    assert sorted(d.value for d in dice if d.value is not None) == [3, 4, 5, 6]
+    unsure = [d for d in dice if d.value is None]
+    assert len(unsure) == 1
+    assert unsure[0].flags == ("uncertain",)
+    assert np.hypot(unsure[0].center[0] - x, unsure[0].center[1] - y) < 0.25 * SIDE
