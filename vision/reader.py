@@ -282,9 +282,10 @@ def read_array(
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
-        dice, unread = _anywhere(work, dice, params)
+        dice, unread, unsure = _anywhere(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
+        dice = _with_unsure_bodies(dice, unsure)
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
     dice = _with_colour_faces(work, dice, reading.faces)
@@ -893,10 +894,13 @@ def _recount(work: Image, d: _Die, side: float) -> _Die:
 
 def _anywhere(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]]]:
+) -> tuple[
+    list[tuple[float, _Die]], list[tuple[float, float, float]], list[tuple[float, float, float]]
+]:
     """The uncertain ``dice`` of a photo where no face was read, with the dice its bodies
-    read (work-image pixels; a die read there replaces the uncertain one it lies on), and
-    the die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels."""
+    read (work-image pixels; a die read there replaces the uncertain one it lies on), the
+    die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels, and
+    those of them that are dice all the same (:attr:`vision._bodies.BodyPass.unsure`)."""
     found = find_dice_anywhere(work, min_confidence=params.min_confidence)
     bodies = [_body_die(b, params) for b in found.dice]
     kept = [
@@ -904,7 +908,7 @@ def _anywhere(
         for diam, d in dice
         if not any(_shadowed(d, diam, b, b_diam) for b_diam, b in bodies)
     ]
-    return kept + bodies, found.unread
+    return kept + bodies, found.unread, found.unsure
 
 
 def _read_blobs(

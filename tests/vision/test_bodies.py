@@ -244,6 +244,29 @@ def test_dice_whose_pips_the_pip_search_misses_everywhere_are_found_by_their_bod
         assert np.hypot(die.center[0] - x, die.center[1] - y) < 0.25 * SIDE
 
 
+def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
+    art: SimpleNamespace,
+) -> None:
+    # As above (faint pips everywhere), with a sixth die whose smudges fit no face: the body
+    # search over the whole photo reports it uncertain, and a flat grey disc nothing.
+    img = art.background(640, 480, colour=(200, 205, 210))
+    layout = [((120, 120), 5), ((320, 140), 3), ((520, 110), 6), ((200, 350), 4)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(
+            img, centre, SIDE, value, angle_deg=9.0 * i, body=(40, 40, 160), pip=(10, 10, 70)
+        )
+    x, y = 450, 340
+    art.draw_die(img, (x, y), SIDE, 1, angle_deg=20.0, body=(40, 40, 160), pip=(40, 40, 160))
+    # Faint streaks: no face of the pip search there either.
+    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
+        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (80, 70, 190), -1)
+    cv2.circle(img, (560, 400), 19, (120, 122, 124), -1, cv2.LINE_AA)
+    dice = read_array(img)
+    assert sorted(d.value for d in dice if d.value is not None) == [3, 4, 5, 6]
+    (unsure,) = [d for d in dice if d.value is None]
+    assert np.hypot(unsure.center[0] - x, unsure.center[1] - y) < 0.25 * SIDE
+
+
 def test_a_photo_without_dice_gives_no_body_dice(art: SimpleNamespace) -> None:
     img = art.background(640, 480, colour=(200, 205, 210))
     # Die-sized things without a pip layout: a coin, a blank square, a ring.
