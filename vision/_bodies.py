@@ -52,6 +52,15 @@ class LoneBody(NamedTuple):
     center: tuple[float, float]
 
 
+class UnsureBody(NamedTuple):
+    """A die-sized body that is a die whose pips could not be counted (work-image pixels):
+    its centre, side and outline (its least rectangle's 4 corners)."""
+
+    center: tuple[float, float]
+    size: float
+    outline: tuple[tuple[float, float], ...]
+
+
 class BodyPass(NamedTuple):
     """What the body pass found: the dice it read, for each taken die its own body (None
     where that body is shared with other dice, cut by the frame or not square), the
@@ -62,7 +71,7 @@ class BodyPass(NamedTuple):
     dice: list[BodyDie]
     lone: list[LoneBody | None]
     unread: list[tuple[float, float, float]]
-    unsure: list[tuple[float, float, float]]
+    unsure: list[UnsureBody]
 
 
 #: The floor model is built at this many pixels per die side (coarse is enough: it must
@@ -182,7 +191,7 @@ def find_body_dice(
         expected = max(guess, float(np.median(alike))) if len(alike) >= 2 else guess
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
-    unsure: list[tuple[float, float, float]] = []
+    unsure: list[UnsureBody] = []
     side = float(np.sqrt(expected))
     cluster = partial(
         _read_cluster,
@@ -230,7 +239,9 @@ def find_body_dice(
             unread.append(place)
             if face.reason != NO_PIPS and _textured(work, place, noise):
                 # The counter saw pip-like blobs it could not fit to a face.
-                unsure.append(place)
+                box = cv2.boxPoints((place[:2], (ra / scale, rb / scale), ang))
+                corners = tuple((float(px), float(py)) for px, py in box)
+                unsure.append(UnsureBody(place[:2], place[2], corners))
             return
         pips = np.array(face.pips, np.float32)
         cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0

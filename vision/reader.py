@@ -29,6 +29,7 @@ from vision._bodies import (
     DOUBTED,
     BodyDie,
     LoneBody,
+    UnsureBody,
     edge_turn,
     find_body_dice,
     find_dice_anywhere,
@@ -695,9 +696,7 @@ def _read_windows(
 
 def _body_dice(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> tuple[
-    list[tuple[float, _Die]], list[tuple[float, float, float]], list[tuple[float, float, float]]
-]:
+) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]], list[UnsureBody]]:
     """The dice with those found by their bodies added (work-image pixels), twos and
     threes whose face is turned against their body made uncertain; the die-sized bodies
     whose pips could not be counted, ``(x, y, side)`` in work pixels; and those of them
@@ -721,22 +720,21 @@ def _body_dice(
 
 
 def _with_unsure_bodies(
-    dice: list[tuple[float, _Die]], bodies: list[tuple[float, float, float]]
+    dice: list[tuple[float, _Die]], bodies: list[UnsureBody]
 ) -> list[tuple[float, _Die]]:
-    """The dice with an uncertain die for each body in ``bodies`` (work pixels ``(x, y,
-    side)``: die-sized, square and textured, see :func:`vision._bodies.find_body_dice`)
-    that no reading lies on: a die whose pips no reading could count is asked about, not
-    left out (red pips on a dark marbled body, a blurred die)."""
+    """The dice with an uncertain die for each body in ``bodies`` (work pixels: die-sized,
+    square and textured, see :func:`vision._bodies.find_body_dice`) that no reading lies
+    on: a die whose pips no reading could count is asked about, not left out (red pips on a
+    dark marbled body, a blurred die)."""
     out = list(dice)
-    for x, y, side in bodies:
+    for body in bodies:
+        (x, y), side = body.center, body.size
         if any(
             np.hypot(x - o.center[0], y - o.center[1]) < _BODY_TAKEN * max(o.size, side)
             for _od, o in out
         ):
             continue
-        h = 0.5 * side
-        outline = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
-        out.append((_PIP_OF_SIDE * side, _Die(None, (x, y), side, DOUBTED, outline)))
+        out.append((_PIP_OF_SIDE * side, _Die(None, (x, y), side, DOUBTED, body.outline)))
     return out
 
 
@@ -894,9 +892,7 @@ def _recount(work: Image, d: _Die, side: float) -> _Die:
 
 def _anywhere(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
-) -> tuple[
-    list[tuple[float, _Die]], list[tuple[float, float, float]], list[tuple[float, float, float]]
-]:
+) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]], list[UnsureBody]]:
     """The uncertain ``dice`` of a photo where no face was read, with the dice its bodies
     read (work-image pixels; a die read there replaces the uncertain one it lies on), the
     die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels, and

@@ -452,9 +452,12 @@ def test_a_textured_die_whose_pips_fit_no_face_is_reported_unsure(art: SimpleNam
     found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
     assert found.dice == []
     assert len(found.unsure) == 1
-    x, y, side = found.unsure[0]
+    (x, y), side, outline = found.unsure[0]
     assert np.hypot(x - 390, y - 260) < 0.25 * SIDE
     assert 0.8 * SIDE < side < 1.5 * SIDE
+    corners = np.array(outline)
+    assert corners.shape == (4, 2)
+    assert np.allclose(corners.mean(axis=0), (x, y), atol=1.0)
     # The disc and the flat square are die-sized blobs the counter could not read either.
     assert len(found.unread) == 3
 
