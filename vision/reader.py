@@ -277,7 +277,7 @@ def read_array(
         dice, unread, unsure = _body_dice(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
-        dice = _with_unsure_bodies(dice, unsure)
+        dice = _with_unsure_bodies(dice, unsure, _upright(reading))
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(_recounted(work, dice))
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
@@ -286,7 +286,7 @@ def read_array(
         dice, unread, unsure = _anywhere(work, dice, params)
         if unread:
             dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
-        dice = _with_unsure_bodies(dice, unsure)
+        dice = _with_unsure_bodies(dice, unsure, _upright(reading))
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
     dice = _with_colour_faces(work, dice, reading.faces)
@@ -720,22 +720,32 @@ def _body_dice(
 
 
 def _with_unsure_bodies(
-    dice: list[tuple[float, _Die]], bodies: list[UnsureBody]
+    dice: list[tuple[float, _Die]], bodies: list[UnsureBody], upright: bool
 ) -> list[tuple[float, _Die]]:
     """The dice with an uncertain die for each body in ``bodies`` (work pixels: die-sized,
     square and textured, see :func:`vision._bodies.find_body_dice`) that no reading lies
     on: a die whose pips no reading could count is asked about, not left out (red pips on a
-    dark marbled body, a blurred die)."""
+    dark marbled body, a blurred die). In a photo taken across the table (``upright``) a
+    body right below a face read is that die's front face (:func:`_above`)."""
     out = list(dice)
     for body in bodies:
         (x, y), side = body.center, body.size
+        die = _Die(None, (x, y), side, DOUBTED, body.outline)
         if any(
             np.hypot(x - o.center[0], y - o.center[1]) < _BODY_TAKEN * max(o.size, side)
+            or (upright and o.value is not None and _above(o, die))
             for _od, o in out
         ):
             continue
-        out.append((_PIP_OF_SIDE * side, _Die(None, (x, y), side, DOUBTED, body.outline)))
+        out.append((_PIP_OF_SIDE * side, die))
     return out
+
+
+def _upright(reading: _Scaled) -> bool:
+    """Whether the photo of ``reading`` looks across the table, upright, as its faces say
+    (:attr:`_Checked.upright`); False for a reading stretched back from an aslant view,
+    whose faces are not kept."""
+    return reading.faces is not None and reading.faces.upright
 
 
 #: A body this near another reading (in the bigger one's sides) is that die; a die's pip

@@ -478,3 +478,18 @@ def test_the_reader_asks_about_a_die_whose_pips_no_reading_counts(art: SimpleNam
     assert len(unsure) == 1
     assert unsure[0].flags == ("uncertain",)
     assert np.hypot(unsure[0].center[0] - x, unsure[0].center[1] - y) < 0.25 * SIDE
+
+
+def test_a_body_right_below_a_face_read_across_the_table_is_its_front_face() -> None:
+    from vision._bodies import UnsureBody
+    from vision.reader import _Die, _with_unsure_bodies
+
+    read = _Die(1, (200.0, 100.0), 36.0, 0.96, ())
+    square = ((190.0, 132.0), (214.0, 132.0), (214.0, 156.0), (190.0, 156.0))
+    below = UnsureBody((202.0, 144.0), 29.0, square)
+    # Seen from above, a textured die-sized body 44 px below a die read is another die ...
+    (_one, (_diam, asked)) = _with_unsure_bodies([(7.0, read)], [below], upright=False)
+    assert asked.value is None and asked.center == below.center
+    assert asked.outline == square
+    # ... seen across the table, it is the front face of the die read above it.
+    assert _with_unsure_bodies([(7.0, read)], [below], upright=True) == [(7.0, read)]
