@@ -210,8 +210,9 @@ def find_body_dice(
         i: int,
         least: int = 1,
     ) -> None:
-        """Count one lone die-sized blob ``i`` of ``labels`` (into ``found`` or ``unread``);
-        a count of fewer than ``least`` pips is no die."""
+        """Count one lone die-sized blob ``i`` of ``labels`` (into ``found``, or ``unread``
+        and, when it is a die all the same, ``unsure``); a count of fewer than ``least`` pips
+        is no die."""
         x, y, cw, ch = (int(v) for v in stat[:4])
         area = float(stat[cv2.CC_STAT_AREA])
         if any(
@@ -234,14 +235,15 @@ def find_body_dice(
         face = _doubted(read_face(np.ascontiguousarray(work[y0:y1, x0:x1])))
         if face.value is not None and face.value < least:
             return
+        centre = ((rx + x) / scale, (ry + y) / scale)
+        body_side = float(np.sqrt(ra * rb)) / scale
+        box = cv2.boxPoints((centre, (ra / scale, rb / scale), ang))
+        corners = tuple((float(px), float(py)) for px, py in box)
         if face.value is None or face.confidence < min_confidence or not face.pips:
-            place = ((rx + x) / scale, (ry + y) / scale, float(np.sqrt(ra * rb)) / scale)
-            unread.append(place)
-            if face.reason != NO_PIPS and _textured(work, place, noise):
+            unread.append((*centre, body_side))
+            if face.reason != NO_PIPS and _textured(work, centre, body_side, noise):
                 # The counter saw pip-like blobs it could not fit to a face.
-                box = cv2.boxPoints((place[:2], (ra / scale, rb / scale), ang))
-                corners = tuple((float(px), float(py)) for px, py in box)
-                unsure.append(UnsureBody(place[:2], place[2], corners))
+                unsure.append(UnsureBody(centre, body_side, corners))
             return
         pips = np.array(face.pips, np.float32)
         cx, cy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
@@ -249,14 +251,13 @@ def find_body_dice(
             int(np.clip(cy * scale - y, 0, ch - 1)), int(np.clip(cx * scale - x, 0, cw - 1))
         ]:
             return  # pips off the body: a reading of something beside it
-        box = cv2.boxPoints((((rx + x) / scale, (ry + y) / scale), (ra / scale, rb / scale), ang))
         found.append(
             BodyDie(
                 face.value,
                 (cx, cy),
-                float(np.sqrt(ra * rb)) / scale,
+                body_side,
                 float(face.confidence),
-                tuple((float(px), float(py)) for px, py in box),
+                corners,
                 float(pips[:, 2].mean()),
             )
         )
@@ -340,28 +341,24 @@ def find_body_dice(
     return BodyPass(found, lone, unread, unsure)
 
 
-def _textured(work: Image, place: tuple[float, float, float], noise: float) -> bool:
-    """Whether the middle of a body at ``place`` (work pixels ``(x, y, side)``) holds
+def _textured(work: Image, centre: tuple[float, float], side: float, noise: float) -> bool:
+    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) holds
     texture: the spread of its Lab channels (summed standard deviations, 8-bit units) at
     least ``_TEXTURED`` and ``_TEXTURE_OVER_NOISE`` times the photo's difference from its
     floor model (``noise``).
 
     A die's face holds pips, marbling or glare even where no pip can be counted; a hole in
-    a clipboard, a coin's flat face or a shadow is flat inside. Measured on
-    nell_byler_d6's 250 photos (a diagnostic, no project command): the 90 square bodies on
-    dice whose pips no reading counted spread 23 or more at the 5th percentile, the 330 on
-    no die (the board's punched holes) 4.6 at most.
+    a clipboard, a coin's flat face or a shadow is flat inside. The cut was set with a
+    session diagnostic that no project command reproduces (its figures are in session 25's
+    closing note): on nell_byler_d6's 250 photos the square bodies on dice whose pips no
+    reading counted spread far above 10, the board's punched holes below 5;
+    ``python -m vision.evaluate`` measures what the rule changes.
     """
-    x, y, side = place
-    half = _TEXTURE_MIDDLE * side
-    h, w = work.shape[:2]
-    x0, y0 = max(0, round(x - half)), max(0, round(y - half))
-    x1, y1 = min(w, round(x + half) + 1), min(h, round(y + half) + 1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
+    middle, _x0, _y0 = window(work, centre, _TEXTURE_MIDDLE * side)
+    if min(middle.shape[:2]) < 3:
         return False
-    lab = cv2.cvtColor(np.ascontiguousarray(work[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
-    spread = float(lab.reshape(-1, 3).astype(np.float32).std(axis=0).sum())
-    return spread >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
+    _mean, deviation = cv2.meanStdDev(cv2.cvtColor(middle, cv2.COLOR_BGR2LAB))
+    return float(deviation.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
 
 
 #: :func:`_textured`: the middle measured (half its width, in die sides), the least spread
