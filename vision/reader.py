@@ -275,18 +275,14 @@ def read_array(
     dice = _drop_giants(dice)
     if dice and params.body_dice:
         dice, unread, unsure = _body_dice(work, dice, params)
-        if unread:
-            dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
-        dice = _with_unsure_bodies(dice, unsure, _upright(reading))
+        dice = _unread_bodies(image, dice, unread, unsure, reading, params)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(_recounted(work, dice))
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
         dice, unread, unsure = _anywhere(work, dice, params)
-        if unread:
-            dice = _read_blobs(image, dice, unread, scale_x, scale_y, params)
-        dice = _with_unsure_bodies(dice, unsure, _upright(reading))
+        dice = _unread_bodies(image, dice, unread, unsure, reading, params)
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
     dice = _with_colour_faces(work, dice, reading.faces)
@@ -719,6 +715,22 @@ def _body_dice(
     return checked + [_body_die(b, params) for b in found.dice], found.unread, found.unsure
 
 
+def _unread_bodies(
+    image: Image,
+    dice: list[tuple[float, _Die]],
+    unread: list[tuple[float, float, float]],
+    unsure: list[UnsureBody],
+    reading: _Scaled,
+    params: ReaderParams,
+) -> list[tuple[float, _Die]]:
+    """The dice with those the body pass could not count: read again enlarged
+    (:func:`_read_blobs`), and those still unread that are dice all the same asked about
+    (:func:`_with_unsure_bodies`)."""
+    if unread:
+        dice = _read_blobs(image, dice, unread, reading.scale_x, reading.scale_y, params)
+    return _with_unsure_bodies(dice, unsure, _upright(reading))
+
+
 def _with_unsure_bodies(
     dice: list[tuple[float, _Die]], bodies: list[UnsureBody], upright: bool
 ) -> list[tuple[float, _Die]]:
@@ -729,16 +741,23 @@ def _with_unsure_bodies(
     body right below a face read is that die's front face (:func:`_above`)."""
     out = list(dice)
     for body in bodies:
-        (x, y), side = body.center, body.size
-        die = _Die(None, (x, y), side, DOUBTED, body.outline)
-        if any(
-            np.hypot(x - o.center[0], y - o.center[1]) < _BODY_TAKEN * max(o.size, side)
-            or (upright and o.value is not None and _above(o, die))
-            for _od, o in out
+        die = _Die(None, body.center, body.size, DOUBTED, body.outline)
+        if _on_a_reading(die, out) or (
+            upright and any(o.value is not None and _above(o, die) for _od, o in out)
         ):
             continue
-        out.append((_PIP_OF_SIDE * side, die))
+        out.append((_PIP_OF_SIDE * body.size, die))
     return out
+
+
+def _on_a_reading(die: _Die, dice: list[tuple[float, _Die]]) -> bool:
+    """Whether ``die`` lies within ``_BODY_TAKEN`` of the bigger one's side of a die of
+    ``dice``: a reading of that die."""
+    return any(
+        np.hypot(die.center[0] - o.center[0], die.center[1] - o.center[1])
+        < _BODY_TAKEN * max(o.size, die.size)
+        for _od, o in dice
+    )
 
 
 def _upright(reading: _Scaled) -> bool:
@@ -748,8 +767,8 @@ def _upright(reading: _Scaled) -> bool:
     return reading.faces is not None and reading.faces.upright
 
 
-#: A body this near another reading (in the bigger one's sides) is that die; a die's pip
-#: is about this share of its side.
+#: A die found this near another reading (in the bigger one's sides) is that die
+#: (:func:`_on_a_reading`); a die's pip is about this share of its side.
 _BODY_TAKEN = 0.7
 _PIP_OF_SIDE = 0.18
 
@@ -931,7 +950,7 @@ def _read_blobs(
     out = list(dice)
     for x, y, side in blobs:
         # Pips about _BLOB_PIP_PX wide: a die's pip spans about a fifth of its side.
-        zoom = min(_BLOB_PIP_PX / (0.18 * side) * scale, 2.0 * scale, 2.0)
+        zoom = min(_BLOB_PIP_PX / (_PIP_OF_SIDE * side) * scale, 2.0 * scale, 2.0)
         if zoom < 1.2 * scale:
             continue
         blob = _Die(None, (x, y), side, 0.0, ())
@@ -940,11 +959,7 @@ def _read_blobs(
                 continue
             if np.hypot(d.center[0] - x, d.center[1] - y) > 0.8 * side:
                 continue
-            if any(
-                np.hypot(d.center[0] - o.center[0], d.center[1] - o.center[1])
-                < 0.7 * max(o.size, d.size)
-                for _od, o in out
-            ):
+            if _on_a_reading(d, out):
                 continue
             out.append((diam, d))
     return out
