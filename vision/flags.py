@@ -1249,8 +1249,9 @@ def _lean_shift(
     neighbour's, beyond the floor outline): a die leaning on a wall or a die shows its side
     face exactly there, and a prediction cut the same way would hide that side face's shift.
     """
-    assert scene.pose is not None and scene.die_units is not None
-    pose, s = scene.pose, _own_side(die, scene) or scene.die_units
+    side = _own_side(die, scene)
+    assert scene.pose is not None and side is not None
+    pose, s = scene.pose, side
     t = np.array(die.center, np.float64)
     top = pose.back_project(t[None, :], z=s)[0]
     yaw = _yaw(die, pose, s)
