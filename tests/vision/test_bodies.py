@@ -338,6 +338,24 @@ def test_a_face_whose_pips_sit_close_together_is_read_at_its_bodys_size(
     assert sorted(d.value for d in dice) == sorted([v for _c, v in layout] + [2])
 
 
+def test_a_close_set_face_beside_its_bodys_middle_still_takes_the_bodys_size(
+    art: SimpleNamespace,
+) -> None:
+    from vision._bodies import LoneBody
+    from vision.reader import _Die, _more_pips
+
+    # A lone die's blob holds its shadow and the side faces the camera sees, so its middle
+    # lies off the top face's: on nell's photos the faces the counter confirmed lay up to
+    # 0.15 of the body's side from it. A face that far off still takes the body's side; one
+    # half a side off does not (the counter read another die's pips there).
+    img = art.background(240, 240, colour=(200, 205, 210))
+    art.draw_die(img, (120, 120), SIDE, 2, body=(40, 40, 160), shadow=False, spread=0.17)
+    two = _Die(2, (120.0, 120.0), 3.6 * 0.17 * SIDE, 0.9, ())
+    for off, side in ((0.0, 1.0), (0.15, 1.0), (0.5, 0.0)):
+        body = LoneBody(0.0, SIDE, (120.0 + off * SIDE, 120.0))
+        assert _more_pips(img, two, body).body_side == side * SIDE, off
+
+
 @pytest.mark.parametrize(("value", "cut_to"), [(4, 2), (6, 3)])
 def test_a_die_its_blobs_window_cuts_is_counted_again_around_its_pips(
     art: SimpleNamespace, value: int, cut_to: int
