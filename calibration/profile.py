@@ -21,7 +21,14 @@ import numpy.typing as npt
 
 from calibration.camera import CameraPose, default_pose, order_quad, pose_from_quad
 from calibration.errors import CalibrationError
-from calibration.floor import FloorFit, colour_distance, find_floor, lab_image, work_copy
+from calibration.floor import (
+    FloorFit,
+    colour_distance,
+    find_floor,
+    lab_image,
+    median,
+    work_copy,
+)
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
@@ -234,7 +241,7 @@ def die_units_from_sizes(
         est.append(1e-3 * pose.height * side / probe)
     if not est:
         return None
-    return float(np.median(est))
+    return float(median(np.array(est, np.float64)))
 
 
 #: Fits a floor outline to the photo at full resolution: ``(image_bgr, polygon (N, 2),

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.floor import ellipse_polygon
+from calibration.floor import ellipse_polygon, median
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
@@ -331,7 +331,7 @@ def _edge_offsets(
         sel = group_of == g
         usable_inner = ok_off[sel][:, inner]
         if usable_inner.any():
-            spread[sel] = float(np.median(diff[sel][:, inner][usable_inner]))
+            spread[sel] = float(median(diff[sel][:, inner][usable_inner]))
     bright = float(floor_bgr.sum())
     # Shares of a dark pixel are noisier (the same sensor noise on smaller values).
     darker = np.sqrt(np.clip(bright / np.maximum(total, 1.0), 1.0, 9.0))
@@ -561,7 +561,7 @@ def _robust_ellipse(
             continue
         d = _ellipse_distance(pts, box)
         near = d <= lim
-        score = (int(near.sum()), -float(np.median(d)))
+        score = (int(near.sum()), -float(median(d)))
         if best is None or score > (best[0], best[1]):
             best = (score[0], score[1], near)
     if best is None or best[0] < max(6, n // 2):

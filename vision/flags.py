@@ -36,7 +36,10 @@ from calibration.floor import (
     chroma_of_smoothed,
     chromaticity,
     colour_distance,
+    column_medians,
     find_floor,
+    median,
+    percentile,
     work_copy,
 )
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
@@ -234,7 +237,7 @@ def _scene(
     h, w = image.shape[:2]
     centres = [d.center for d in dice]
     sizes = [d.size_px for d in dice]
-    median_size = float(np.median(sizes)) if sizes else 0.0
+    median_size = float(median(np.array(sizes, np.float64))) if sizes else 0.0
     if profile is not None:
         prof = profile.scaled_to(w, h)
         if not has_moved(prof, image):
@@ -384,7 +387,7 @@ def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] 
     mask = np.asarray(cv2.erode(mask, np.ones((5, 5), np.uint8)))
     if mask.sum() < 20:
         return None
-    return np.asarray(np.median(chromaticity(small)[mask > 0], axis=0), np.float32)
+    return np.asarray(column_medians(chromaticity(small)[mask > 0]), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -419,7 +422,7 @@ def _pose_from_dice(
             )
     pose = base
     if len(votes) >= 3:
-        v = np.median(np.array(votes), axis=0)
+        v = column_medians(np.array(votes))
         diag = math.hypot(w, h)
         off = np.array([v[0] - centre[0], v[1] - centre[1]])
         # A tilt of more than ~25 degrees is outside what the reader supports.
@@ -679,7 +682,7 @@ def _common_shift(looks: Sequence[_Look | None]) -> FloatArray:
     ]
     if len(shifts) < 3:
         return np.zeros(2)
-    return np.asarray(np.median(np.array(shifts), axis=0), np.float64)
+    return np.asarray(column_medians(np.array(shifts)), np.float64)
 
 
 def _judge(look: _Look, common: FloatArray) -> list[tuple[str, str]]:
@@ -1077,11 +1080,11 @@ def _measure_window(
     if floor_lab is not None:
         d_global = colour_distance(lab, floor_lab)
         floor_ring = ring & (d_global < 1.5 * tol)
-        local = np.median(lab[floor_ring], axis=0) if floor_ring.sum() >= 8 else np.array(floor_lab)
+        local = column_medians(lab[floor_ring]) if floor_ring.sum() >= 8 else np.array(floor_lab)
     else:
         if ring.sum() < 8:
             return None
-        local = np.median(lab[ring], axis=0)
+        local = column_medians(lab[ring])
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
     chroma = chromaticity(crop)
@@ -1091,7 +1094,7 @@ def _measure_window(
         c_ref = floor_chroma if floor_chroma is not None else _chromaticity_of_lab(floor_lab)
         c_d = np.sqrt(((chroma[ring] - c_ref) ** 2).sum(axis=1))
         lit = (
-            float(np.median(lab[..., 0][ring & (d_global < tol)]))
+            float(median(lab[..., 0][ring & (d_global < tol)]))
             if (ring & (d_global < tol)).sum() >= 4
             else float(floor_lab[0])
         )
@@ -1103,11 +1106,11 @@ def _measure_window(
     # the floor can be no shadow, so lightness counts upwards.
     floor_px = ring & (dist < tol)
     if floor_px.sum() >= 8:
-        c_floor = np.median(chroma[floor_px], axis=0)
-        c_spread = float(np.median(np.abs(chroma[floor_px] - c_floor))) * 1.48
+        c_floor = column_medians(chroma[floor_px])
+        c_spread = float(median(np.abs(chroma[floor_px] - c_floor).ravel())) * 1.48
         l_spread = float(np.std(lab[..., 0][floor_px]))
     else:
-        c_floor = np.median(chroma[ring], axis=0) if ring.sum() else np.zeros(2, np.float32)
+        c_floor = column_medians(chroma[ring]) if ring.sum() else np.zeros(2, np.float32)
         c_spread, l_spread = 0.01, 12.0
     c_tol = max(0.035, 4.0 * c_spread)
     l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
@@ -1198,7 +1201,7 @@ def _unlike_surroundings(
     # Lightness counts a quarter: a shadow changes it most and the hue least.
     dist = np.sqrt((diff * diff * np.array([0.25, 1.0, 1.0], np.float32)).sum(axis=2))
     around = ring & (rc >= radius) & ~covered
-    base = float(np.median(dist[around])) if around.sum() >= 8 else 3.0
+    base = float(median(dist[around])) if around.sum() >= 8 else 3.0
     return np.asarray(dist > max(MIN_CONTRAST, BACKGROUND_CONTRAST * base), bool)
 
 
@@ -1212,7 +1215,7 @@ def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDAr
     other tests.
     """
     px = blurred.astype(np.float32)
-    f = np.median(px[floor_px], axis=0)
+    f = column_medians(px[floor_px])
     norm = float(np.linalg.norm(f))
     if norm < 30.0:
         return np.zeros(blurred.shape[:2], bool)
@@ -1221,7 +1224,7 @@ def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDAr
     proj = cv2.transform(px, fn.reshape(1, 3))
     sq = cv2.transform(cv2.multiply(px, px), np.ones((1, 3), np.float32))
     perp = np.sqrt(np.maximum(sq - proj * proj, 0.0))
-    noise = float(np.percentile(perp[floor_px], 90))
+    noise = float(percentile(perp[floor_px], 90))
     return np.asarray(
         (perp <= SHADE_NOISE * noise + 0.05 * proj) & (proj <= 1.05 * norm) & (sq >= 625.0),
         bool,
