@@ -268,46 +268,51 @@ def find_floor(
 def _candidate_colours(
     lab: npt.NDArray[np.float32], seeds: list[tuple[float, float]], radius: float
 ) -> list[npt.NDArray[np.float32]]:
-    """Colours to try as the floor: around the dice first, then on a grid in the middle."""
+    """Colours to try as the floor: around the dice first, then on a grid in the middle.
+
+    All sample points are placed, read and compared at once (one distance matrix, the
+    same float32 numbers a pair-by-pair comparison gives); only the short greedy choice
+    runs in Python.
+    """
     sh, sw = lab.shape[:2]
     r = max(2.0, radius)
-    around: list[tuple[float, float]] = []
-    for x, y in seeds:
-        for ang in np.linspace(0, 2 * np.pi, 8, endpoint=False):
-            around.append((x + r * np.cos(ang), y + r * np.sin(ang)))
-    fracs = (0.2, 0.4, 0.6, 0.8)
-    grid = [(fx * sw, fy * sh) for fy in fracs for fx in fracs]
-    out: list[npt.NDArray[np.float32]] = []
-    for pts in (around, grid):
-        colours = []
-        for x, y in pts:
-            ix, iy = round(x), round(y)
-            if 2 <= ix < sw - 2 and 2 <= iy < sh - 2:
-                # ``lab`` is already median-filtered: one pixel stands for its patch.
-                colours.append(lab[iy, ix].astype(np.float32))
+    groups: list[npt.NDArray[np.float32]] = []
+    ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)
+    around = np.asarray(seeds, np.float64).reshape(-1, 2)
+    fracs = np.array([0.2, 0.4, 0.6, 0.8])
+    for xs, ys in (
+        (around[:, :1] + r * np.cos(ang)[None, :], around[:, 1:] + r * np.sin(ang)[None, :]),
+        (np.tile(fracs * sw, 4), np.repeat(fracs * sh, 4)),
+    ):
+        ix = np.rint(xs.ravel()).astype(np.intp)
+        iy = np.rint(ys.ravel()).astype(np.intp)
+        inside = (ix >= 2) & (ix < sw - 2) & (iy >= 2) & (iy < sh - 2)
+        # ``lab`` is already median-filtered: one pixel stands for its patch.
+        groups.append(lab[iy[inside], ix[inside]].astype(np.float32))
+    colours = np.concatenate(groups)
+    if not len(colours):
+        return []
+    # Distances between all sampled colours, lightness damped as everywhere.
+    d = colours[:, None, :] - colours[None, :, :]
+    d[..., 0] *= _L_WEIGHT
+    near = np.sqrt((d * d).sum(axis=-1)) < 10.0
+    out: list[int] = []
+    first = 0
+    for group in groups:
+        idx = np.arange(first, first + len(group))
+        first += len(group)
         # Most frequent colours first (the floor is usually what most samples hit); shades
         # of one surface (lightness differences) count as one colour. A stable sort on the
         # counts keeps the order of equally frequent colours.
-        if colours:
-            arr = np.array(colours, np.float32)
-            d = arr[:, None, :] - arr[None, :, :]
-            d[..., 0] *= _L_WEIGHT
-            counts = (np.sqrt((d * d).sum(axis=-1)) < 10.0).sum(axis=1)
-            colours = [colours[i] for i in np.argsort(-counts, kind="stable")]
+        counts = near[np.ix_(idx, idx)].sum(axis=1)
         kept = 0
-        for c in colours:
+        for i in idx[np.argsort(-counts, kind="stable")].tolist():
             if kept == 4:
                 break
-            if not any(_near(c, d, 10.0) for d in out):
-                out.append(c)
+            if not near[i, out].any():
+                out.append(i)
                 kept += 1
-    return out
-
-
-def _near(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32], limit: float) -> bool:
-    """True when two Lab colours are within ``limit`` (lightness damped as everywhere)."""
-    d = a - b
-    return float(np.sqrt((_L_WEIGHT * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2)) < limit
+    return [colours[i] for i in out]
 
 
 def _grow(
@@ -428,13 +433,17 @@ def _grow_within(
     # which a floor colour leaks out of the tray; the kept part is grown back afterwards.
     e = _odd_size(neck, dist.shape)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (e, e)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=4)
+    # Only the components' areas are needed: counting the labels is several times faster
+    # than OpenCV's statistics (boxes and centroids too) and gives the same numbers.
+    n, labels = cv2.connectedComponents(core, connectivity=4)
     if n <= 1:
         return None
+    # int32 as OpenCV's statistics: the sort below then orders equal areas alike.
+    areas = np.bincount(labels.ravel(), minlength=n).astype(np.int32)
     best: tuple[float, npt.NDArray[np.uint8], int, float] | None = None
-    order = np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1
+    order = np.argsort(-areas[1:]) + 1
     for lab_id in order[:3]:
-        area = int(stats[lab_id, cv2.CC_STAT_AREA])
+        area = int(areas[lab_id])
         if area < 0.03 * sh * sw:
             break
         comp = (labels == lab_id).astype(np.uint8) * 255
