@@ -22,6 +22,8 @@ is the ellipse most of them lie near. A die or a glare at one place cannot move 
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -292,33 +294,36 @@ def _edge_offsets(
     along = np.empty((n_places, 11))
     for value in np.unique(halves):
         along[halves == value] = np.linspace(-value, value, 11)
-    # The sample points (places, offsets, samples), x and y.
+    # The sample points (samples, places, offsets), x and y: one row per sample of a
+    # segment, which holds every place and offset, so that the median below works on
+    # whole rows.
     mx, my = (
         (
-            base[:, None, None, c]
-            + offs[None, :, None] * normal[:, None, None, c]
-            + along[:, None, :] * tang[:, None, None, c]
+            base[None, :, None, c]
+            + offs[None, None, :] * normal[None, :, None, c]
+            + along.T[:, :, None] * tang[None, :, None, c]
         ).astype(np.float32)
         for c in (0, 1)
     )
     usable = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
     # Each place's box of sample points: a die clear of a place's box is clear of all its
     # samples, which need not be looked at one by one.
-    box = [v.reshape(n_places, -1) for v in (mx, my)]
-    lo_x, hi_x, lo_y, hi_y = box[0].min(1), box[0].max(1), box[1].min(1), box[1].max(1)
+    lo_x, hi_x = mx.min(axis=(0, 2)), mx.max(axis=(0, 2))
+    lo_y, hi_y = my.min(axis=(0, 2)), my.max(axis=(0, 2))
     for bx, by, bs in blockers:
         r = DIE_CLEARANCE * (bs if bs > 0 else die_px)
         gap_x = np.maximum(np.maximum(lo_x - bx, bx - hi_x), 0.0)
         gap_y = np.maximum(np.maximum(lo_y - by, by - hi_y), 0.0)
         near = np.flatnonzero(gap_x**2 + gap_y**2 <= r * r)
         if near.size:
-            usable[near] &= (mx[near] - bx) ** 2 + (my[near] - by) ** 2 > r * r
-    flat_x = mx.reshape(-1, mx.shape[-1])
-    flat_y = my.reshape(-1, my.shape[-1])
-    samples = np.asarray(cv2.remap(bgr, flat_x, flat_y, cv2.INTER_LINEAR), np.float32)
-    samples = samples.reshape(*mx.shape, 3)
-    ok_off = usable.mean(axis=2) >= 0.4
-    prof = _masked_median(samples, usable)  # (places, offsets, 3) B, G, R
+            usable[:, near] &= (mx[:, near] - bx) ** 2 + (my[:, near] - by) ** 2 > r * r
+    n_seg = len(mx)
+    rows = usable.reshape(n_seg, -1)
+    samples = cv2.remap(bgr, mx.reshape(n_seg, -1), my.reshape(n_seg, -1), cv2.INTER_LINEAR)
+    count = rows.view(np.uint8).sum(axis=0, dtype=np.int32)
+    ok_off = (count / n_seg >= 0.4).reshape(n_places, -1)
+    prof = _masked_median(np.asarray(samples, np.uint8), rows, count)
+    prof = prof.reshape(n_places, -1, 3)  # (places, offsets, 3) B, G, R
     prof = np.where(ok_off[..., None], prof, 0.0)
     total = prof.sum(axis=2)
     shares = prof / np.maximum(total, 1.0)[..., None]
@@ -379,18 +384,49 @@ def _edge_offsets(
     return out
 
 
-def _masked_median(samples: npt.NDArray[np.float32], usable: npt.NDArray[np.bool_]) -> FloatArray:
-    """Median over the last sample axis of ``samples`` (..., S, 3) of the usable ones
-    (..., S); the lower middle one for an even count, 0 where none is usable."""
-    big = np.float32(1e9)
-    masked = np.where(usable[..., None], samples, big)
-    ordered = np.sort(masked, axis=-2)
-    count = usable.sum(axis=-1)
+def _masked_median(
+    samples: npt.NDArray[np.uint8], usable: npt.NDArray[np.bool_], count: npt.NDArray[np.int32]
+) -> FloatArray:
+    """Median over the first axis of ``samples`` (S, N, 3) uint8 of the usable ones (S, N),
+    ``count`` (N,) of them: (N, 3); the lower middle one for an even count, 0 where none is
+    usable.
+
+    The S rows are put in order by a sorting network (element-wise minimum and maximum of
+    whole rows): a few dozen passes over N x 3 bytes instead of N x 3 sorts of S values.
+    Unusable samples are set to 255 first; as large as any usable one, they end up above
+    the usable ones, and the middle of the usable ones is picked, so the median is theirs.
+    """
+    unusable = (~usable).view(np.uint8) * np.uint8(255)
+    rows = np.asarray(cv2.bitwise_or(samples, cv2.merge([unusable] * 3)), np.uint8)
+    ordered = list(rows)
+    for a, b in _sorting_network(len(ordered)):
+        low = np.minimum(ordered[a], ordered[b])
+        np.maximum(ordered[a], ordered[b], out=ordered[b])
+        ordered[a] = low
     mid = np.maximum(count - 1, 0) // 2
-    picked = np.take_along_axis(ordered, mid[..., None, None].repeat(3, axis=-1), axis=-2)[
-        ..., 0, :
-    ]
-    return np.asarray(np.where(count[..., None] > 0, picked, 0.0), np.float64)
+    full = (len(ordered) - 1) // 2
+    picked = ordered[full].copy()
+    for k in np.unique(mid).tolist():
+        if k != full:
+            at = mid == k
+            picked[at] = ordered[k][at]
+    return np.asarray(np.where(count[:, None] > 0, picked, 0.0), np.float64)
+
+
+@functools.cache
+def _sorting_network(n: int) -> tuple[tuple[int, int], ...]:
+    """Batcher's odd-even merge sort for ``n`` values: the pairs ``(i, j)``, ``i < j``, to
+    put in order (smaller at ``i``) one after the other."""
+    pairs: list[tuple[int, int]] = []
+    t = max(1, (n - 1).bit_length())
+    p = 1 << (t - 1)
+    while p > 0:
+        q, r, d = 1 << (t - 1), 0, p
+        while d > 0:
+            pairs.extend((i, i + d) for i in range(n - d) if i & p == r)
+            d, q, r = q - p, q >> 1, p
+        p >>= 1
+    return tuple(pairs)
 
 
 def _first_step(

@@ -161,3 +161,32 @@ def test_a_grey_floor_in_a_grey_tray_on_a_grey_table_ends_at_the_brightness_step
     fitted = refine_quad(photo, start, 16.0, _lab((160, 160, 160)))
     truth = np.array([[180, 130], [620, 130], [620, 470], [180, 470]], np.float64)
     assert np.abs(fitted - truth).max() < 4.0
+
+
+@pytest.mark.parametrize("n", range(1, 14))
+def test_the_sorting_network_sorts_every_zero_one_input(n: int) -> None:
+    # By the zero-one principle a comparator network that sorts every input of zeros and
+    # ones sorts every input.
+    from vision._tray import _sorting_network
+
+    bits = (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1
+    cols = [bits[:, i].copy() for i in range(n)]
+    for a, b in _sorting_network(n):
+        cols[a], cols[b] = np.minimum(cols[a], cols[b]), np.maximum(cols[a], cols[b])
+    out = np.stack(cols, axis=1)
+    assert np.array_equal(out, np.sort(bits, axis=1))
+
+
+def test_masked_median_is_the_lower_middle_of_the_usable_samples() -> None:
+    from vision._tray import _masked_median
+
+    rng = np.random.default_rng(2)
+    samples = rng.integers(0, 256, (11, 500, 3)).astype(np.uint8)
+    samples[:, :50] = 255  # ties with the value unusable samples are set to
+    usable = rng.random((11, 500)) < 0.8
+    usable[:, 7] = False
+    got = _masked_median(samples, usable, usable.sum(axis=0, dtype=np.int32))
+    for j in range(500):
+        vals = np.sort(samples[usable[:, j], j].astype(np.float64), axis=0)
+        want = vals[(len(vals) - 1) // 2] if len(vals) else np.zeros(3)
+        assert np.array_equal(got[j], want), j
