@@ -169,6 +169,21 @@ def column_medians(values: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floa
     return np.array([median(v[:, j]) for j in range(v.shape[1])], v.dtype)
 
 
+def row_medians(values: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floating[Any]]:
+    """``np.median(values, axis=1)`` of an (M, N) float array, the same numbers (see
+    :func:`median`): one partition of the rows, no copies and checks around it."""
+    v = np.asarray(values)
+    if v.ndim != 2 or v.shape[1] == 0 or v.dtype.kind != "f":
+        return np.asarray(np.median(v, axis=1))
+    n = v.shape[1]
+    h = n // 2
+    kth = (h, n - 1) if n % 2 else (h - 1, h, n - 1)
+    part = np.partition(v, kth, axis=1)
+    out = part[:, h].copy() if n % 2 else (part[:, h - 1] + part[:, h]) / v.dtype.type(2)
+    out[np.isnan(part[:, -1])] = np.nan
+    return np.asarray(out, v.dtype)
+
+
 def percentile(values: npt.NDArray[np.floating[Any]], q: float) -> np.floating[Any]:
     """``np.percentile(values, q)`` (linear interpolation) of a 1-D float array, the same
     number, at a fraction of the cost (see :func:`median`): the two neighbouring order
@@ -244,10 +259,11 @@ def find_floor(
     frame_share = float(np.count_nonzero(edge)) / edge.size
     polygon, shape, share = _outline(region)
     blur = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
-    if shape == "rect":
-        polygon = _extend_into_shadow(blur, polygon, region)
     # Only the floor's own pixels are needed: their chromaticity alone is computed.
-    chroma = column_medians(chroma_of_smoothed(blur[::2, ::2][sub]))
+    floor_bgr = blur[::2, ::2][sub]
+    if shape == "rect":
+        polygon = _extend_into_shadow(blur, polygon, region, floor_bgr)
+    chroma = column_medians(chroma_of_smoothed(floor_bgr))
     polygon = polygon / scale
     # A box floor's corners may lie out of the photo (the sides go on out of sight);
     # only absurd ones are pulled in.
@@ -604,13 +620,17 @@ def _longest_sides_quad(
 
 
 def _extend_into_shadow(
-    blur_bgr: Image, quad: FloatArray, region: npt.NDArray[np.uint8]
+    blur_bgr: Image,
+    quad: FloatArray,
+    region: npt.NDArray[np.uint8],
+    floor_bgr: Image | None = None,
 ) -> FloatArray:
     """Push each side of the floor quad outwards over floor that lies in a wall's shadow.
 
     Shadowed floor keeps the floor's chromaticity (colour with brightness divided out) and
     is darker; a wall or the table differs in chromaticity or is brighter. Each side moves
-    while the strip just beyond it still looks like shadowed floor.
+    while the strip just beyond it still looks like shadowed floor. ``floor_bgr`` (N, 3)
+    are the region's pixels of every other row and column when the caller has them.
     """
 
     def shade(px: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -620,7 +640,9 @@ def _extend_into_shadow(
         return (f[..., [0, 2]] + 3.0) / total[..., None], total
 
     # Every other row and column: the medians of thousands of floor pixels hardly move.
-    chroma_in, total_in = shade(blur_bgr[::2, ::2][region[::2, ::2] > 0])
+    if floor_bgr is None:
+        floor_bgr = blur_bgr[::2, ::2][region[::2, ::2] > 0]
+    chroma_in, total_in = shade(floor_bgr)
     c_floor = column_medians(chroma_in)
     c_spread = float(median(np.abs(chroma_in - c_floor).ravel())) * 1.48
     c_tol = max(0.02, 3.0 * c_spread)

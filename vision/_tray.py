@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.floor import ellipse_polygon, median
+from calibration.floor import ellipse_polygon, median, row_medians
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]
@@ -361,20 +361,32 @@ def _edge_offsets(
     in_run = ok_off & (index[None, :] >= start[:, None]) & (index[None, :] <= stop[:, None])
     stop = n_off - 1 - np.argmax(in_run[:, ::-1], axis=1)
     span = max(2, round(0.3 * die_px / step))
+    # The cheap test of _first_step at every place and offset at once (the same ratios):
+    # most places show no step, and then need not be walked one by one.
+    width = max(0, n_off - span)
+    ratios = total[:, span : span + width] / np.maximum(total[:, :width], 1.0)
+    steps = ok_off[:, :width] & ok_off[:, span : span + width]
+    steps &= (ratios < STEP_DROP) | (ratios > STEP_RISE)
+
+    def first_step(k: int, start: int, stop: int) -> int:
+        if not steps[k, start + span : stop - span + 1].any():
+            return stop
+        return _first_step(total[k], ok_off[k], start, stop, span, deep_level)
+
     for k in np.flatnonzero(run[:, :n_inner].any(axis=1)).tolist():
         # (No floor where it should be, a die or a glare, leaves a place out.)
         first, last_floor = int(start[k]), int(stop[k])
         if last_floor + 1 >= n_off:
             # The floor's colour runs past the search (a grey floor, a grey wall, a grey
             # table: chromaticity cannot end it); a step in brightness still can.
-            stepped = _first_step(total[k], ok_off[k], first, last_floor, span, deep_level)
+            stepped = first_step(k, first, last_floor)
             if stepped >= last_floor:
                 continue  # no edge found
             out[k] = 0.5 * (offs[stepped] + offs[stepped + 1])
             continue
         if not ok_off[k, last_floor + 1]:
             continue
-        last_floor = _first_step(total[k], ok_off[k], first, last_floor, span, deep_level)
+        last_floor = first_step(k, first, last_floor)
         last = _through_deep_shade(
             k, last_floor, total, deep, ok_off, floor_like, bright, step, die_px
         )
@@ -549,7 +561,7 @@ def _robust_line(pts: FloatArray, tol: float) -> tuple[FloatArray, FloatArray] |
     """A line (point, unit direction) through most of ``pts`` (N, 2): of the lines through
     two of the points, the one with the most points within ``tol`` pixels (ties: the least
     median distance), then refitted by least squares to those points."""
-    i, j = np.triu_indices(len(pts), k=1)
+    i, j = _pairs(len(pts))
     e = pts[j] - pts[i]  # (pairs, 2)
     norm = np.hypot(e[:, 0], e[:, 1])
     keep = norm > 1e-6
@@ -560,7 +572,7 @@ def _robust_line(pts: FloatArray, tol: float) -> tuple[FloatArray, FloatArray] |
     dist = np.abs(e[:, None, 0] * rel[..., 1] - e[:, None, 1] * rel[..., 0])
     lim = max(1.0, tol)
     count = (dist <= lim).sum(axis=1)
-    med = np.median(dist, axis=1)
+    med = row_medians(dist)
     best = int(np.lexsort((med, -count))[0])
     q0, e0 = pts[i[best]], e[best]
     near = pts[dist[best] <= lim]
@@ -570,6 +582,16 @@ def _robust_line(pts: FloatArray, tol: float) -> tuple[FloatArray, FloatArray] |
     _u, _s, vt = np.linalg.svd(near - c)
     e2 = vt[0] if float(np.dot(vt[0], e0)) >= 0 else -vt[0]
     return np.asarray(c, np.float64), np.asarray(e2, np.float64)
+
+
+@functools.cache
+def _pairs(n: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """``np.triu_indices(n, k=1)``, read-only and made once per ``n`` (it costs more than
+    the line fit that uses it)."""
+    i, j = np.triu_indices(n, k=1)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
 
 
 def _robust_ellipse(

@@ -150,7 +150,7 @@ def _samples(rng: np.random.Generator, n: int, dtype: type[np.floating]) -> np.n
 def test_median_and_percentile_give_numpys_numbers() -> None:
     # The fast statistics replace np.median / np.percentile in the flag step, whose
     # decisions must not change: the same numbers, bit for bit, of the same type.
-    from calibration.floor import column_medians, median, percentile
+    from calibration.floor import column_medians, median, percentile, row_medians
 
     rng = np.random.default_rng(5)
     for n in [*range(1, 40), 255, 256, 4001, 4002]:
@@ -164,10 +164,14 @@ def test_median_and_percentile_give_numpys_numbers() -> None:
             cols = np.stack([v, v[::-1] * 0.5, -v], axis=1)
             got_c, want_c = column_medians(cols), np.median(cols, axis=0)
             assert got_c.dtype == want_c.dtype and np.array_equal(got_c, want_c), (n, dtype)
+            got_r, want_r = row_medians(cols.T), np.median(cols.T, axis=1)
+            assert got_r.dtype == want_r.dtype and np.array_equal(got_r, want_r), (n, dtype)
 
 
 def test_median_and_percentile_of_values_with_nan_are_nan() -> None:
-    from calibration.floor import median, percentile
+    from calibration.floor import median, percentile, row_medians
 
     v = np.array([3.0, np.nan, 1.0, 2.0], np.float32)
     assert np.isnan(median(v)) and np.isnan(percentile(v, 90))
+    rows = row_medians(np.stack([v, np.arange(4, dtype=np.float32)]))
+    assert np.isnan(rows[0]) and rows[1] == 1.5
