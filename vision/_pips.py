@@ -566,6 +566,9 @@ def _without_glare(c: PipCandidates, cut: npt.NDArray[np.bool_]) -> PipCandidate
 
 #: A blob this round is taken for a pip with specks in it rather than a die with pips.
 _ROUND_PIP = 0.85
+#: ... unless a blob in it is at least this share as stark as it (at 0.3, mac785's frames
+#: enlarged 1.2 to 1.7 times lost a pip in four or five on their darkest video).
+_SPECK_STARK = 0.6
 
 
 def _drop_containers(c: PipCandidates) -> PipSearch:
@@ -573,9 +576,10 @@ def _drop_containers(c: PipCandidates) -> PipSearch:
 
     A very round container is a pip seen close up, which holds specks of its own (the
     dimple's shading, dust, compression noise): for it, a blob inside counts only when it
-    is at least an eighth as wide, round, and a good part as stark. Such round blobs,
-    dropped, are kept aside (``PipSearch.speckled``): a close-up's pips, mottled, may hold
-    specks as stark as that, and a die blurred round holds pips no starker.
+    is at least an eighth as wide, round, and ``_SPECK_STARK`` as stark (a webcam's pips
+    seen a little closer hold a dimple or a glint a third to half as stark as the pip).
+    Such round blobs, dropped, are kept aside (``PipSearch.speckled``): a close-up's pips,
+    mottled, may hold specks as stark as that, and a die blurred round holds pips no starker.
     """
     n = len(c)
     if n <= 1:
@@ -594,7 +598,7 @@ def _drop_containers(c: PipCandidates) -> PipSearch:
     diam, chan = c.diam.tolist(), c.channel.tolist()
     contrast, roundness = c.contrast.tolist(), c.roundness.tolist()
     smaller, wide_enough = (0.6 * c.diam).tolist(), (0.12 * c.diam).tolist()
-    stark_enough = (0.3 * c.contrast).tolist()
+    stark_enough = (_SPECK_STARK * c.contrast).tolist()
     round_pip, half = float(np.float32(_ROUND_PIP)), float(np.float32(0.5))
     for k, inside in zip(big.tolist(), balls, strict=True):
         if any(

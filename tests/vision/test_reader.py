@@ -1227,3 +1227,18 @@ def test_a_four_on_a_rectangle_its_pips_do_not_explain_is_a_sixs_corners(
     assert fit is not None
     assert fit.value == 4
     assert _six_corners(fit, roundness) is corners
+
+
+def test_a_pip_holding_a_speck_half_as_stark_is_a_pip(art: SimpleNamespace) -> None:
+    # A webcam's pips seen a little closer hold a darker dimple or a glint, a third to half as
+    # stark as the pip against its face: such a pip was dropped as "a die holding a pip".
+    img = art.background(480, 360, colour=(120, 140, 160))
+    centre, side = (240.0, 180.0), 70.0
+    art.draw_die(img, centre, side, 4, angle_deg=20.0, body=(30, 30, 110), pip=(225, 225, 225))
+    for px, py in art.pip_places(centre, side, 4, angle_deg=20.0):
+        cv2.circle(img, (round(px), round(py)), 3, (160, 160, 160), -1, cv2.LINE_AA)
+    cands = find_pip_candidates(img, make_planes(img), DEFAULTS).cands
+    for px, py in art.pip_places(centre, side, 4, angle_deg=20.0):
+        near = np.hypot(cands.xy[:, 0] - px, cands.xy[:, 1] - py) < 3.0
+        assert np.any(near & (cands.diam > 10.0)), (px, py)
+    assert [d.value for d in read_array(img)] == [4]
