@@ -656,7 +656,7 @@ def _supports(
         poly = scene.polygon
         centre = poly.mean(axis=0)
         n_pts = len(poly)
-        for i in range(n_pts):
+        for i in _sides_in_reach(poly, centre, foot, 1.3 * s_px):
             p, q = poly[i], poly[(i + 1) % n_pts]
             e = q - p
             length = float(np.hypot(*e))
@@ -669,6 +669,36 @@ def _supports(
             if float(np.dot(n, foot - p)) < 1.3 * s_px and -0.05 < along < 1.05:
                 out.append((-n, "wall"))
     return out
+
+
+def _sides_in_reach(
+    poly: FloatArray, centre: FloatArray, foot: FloatArray, reach: float
+) -> list[int]:
+    """The sides of ``poly`` (N, 2) that :func:`_supports` must look at one by one: all but
+    those that, by a test of every side at once, clearly lie beyond ``reach`` of ``foot``
+    (on the floor's side of them) or beside it.
+
+    A round floor has 48 sides and a die only one or two walls near it. The test here works
+    on whole arrays, whose sums may round differently from the one-by-one test's dot
+    products, so it keeps every side within a margin (far above any rounding) of passing;
+    the one-by-one test then decides exactly as before.
+    """
+    e = np.roll(poly, -1, axis=0) - poly
+    length = np.hypot(e[:, 0], e[:, 1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.stack([-e[:, 1], e[:, 0]], axis=1) / length[:, None]
+        to_centre = (n * (centre - poly)).sum(axis=1)
+        to_foot = (n * (foot - poly)).sum(axis=1)
+        along = ((foot - poly) * e).sum(axis=1) / (length * length)
+    to_foot = np.where(to_centre < 0, -to_foot, to_foot)
+    margin = 1e-6 * (1.0 + np.abs(foot - poly).sum(axis=1))
+    clear = (
+        (np.abs(to_centre) > margin)
+        & ((to_foot >= reach + margin) | (along <= -0.05 - 1e-6) | (along >= 1.05 + 1e-6))
+        & np.isfinite(to_foot)
+        & np.isfinite(along)
+    )
+    return np.flatnonzero(~clear).tolist()
 
 
 def _common_shift(looks: Sequence[_Look | None]) -> FloatArray:
@@ -1092,7 +1122,9 @@ def _measure_window(
         # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
         # only upwards (nothing brighter than the lit floor is floor).
         c_ref = floor_chroma if floor_chroma is not None else _chromaticity_of_lab(floor_lab)
-        c_d = np.sqrt(((chroma[ring] - c_ref) ** 2).sum(axis=1))
+        c_sq = chroma[ring] - c_ref
+        c_sq *= c_sq
+        c_d = np.sqrt(c_sq[:, 0] + c_sq[:, 1])
         lit = (
             float(median(lab[..., 0][ring & (d_global < tol)]))
             if (ring & (d_global < tol)).sum() >= 4
@@ -1199,7 +1231,10 @@ def _unlike_surroundings(
     back = cv2.cvtColor(cv2.GaussianBlur(filled, (5, 5), 0), cv2.COLOR_BGR2LAB)
     diff = lab - back.astype(np.float32)
     # Lightness counts a quarter: a shadow changes it most and the hue least.
-    dist = np.sqrt((diff * diff * np.array([0.25, 1.0, 1.0], np.float32)).sum(axis=2))
+    sq = diff * diff
+    # The weighted sum channel by channel: the numbers of ``(sq * w).sum(axis=2)`` (the same
+    # additions in the same order), without NumPy's slow reduction over a short last axis.
+    dist = np.sqrt(sq[..., 0] * np.float32(0.25) + sq[..., 1] + sq[..., 2])
     around = ring & (rc >= radius) & ~covered
     base = float(median(dist[around])) if around.sum() >= 8 else 3.0
     return np.asarray(dist > max(MIN_CONTRAST, BACKGROUND_CONTRAST * base), bool)
