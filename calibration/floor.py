@@ -82,13 +82,36 @@ def work_copy(image_bgr: Image, side: int = FLOOR_WORK_SIDE) -> tuple[Image, flo
     src = image_bgr
     if k >= 2:
         whole = image_bgr[: h - h % k, : w - w % k]
-        src = np.asarray(cv2.resize(whole, (w // k, h // k), interpolation=cv2.INTER_AREA))
+        src = _whole_factor_area(whole, k)
     small = cv2.resize(
         src,
         (max(1, round(w * scale)), max(1, round(h * scale))),
         interpolation=cv2.INTER_AREA,
     )
     return np.asarray(small, np.uint8), small.shape[1] / w
+
+
+#: Odd reduction factors at which OpenCV's box filter, sampled at each block's centre,
+#: gives exactly its INTER_AREA reduction (tested over every block sum).
+_BOX_FACTORS = (3, 5, 7)
+
+
+def _whole_factor_area(image: Image, k: int) -> Image:
+    """``image`` (H, W, 3), H and W multiples of ``k``, averaged over k x k blocks as
+    ``cv2.resize(..., INTER_AREA)`` does it.
+
+    OpenCV's area reduction by a whole factor other than 2 runs a scalar loop (0.7 ms for
+    a 960 x 540 photo at k = 3); its box filter gets the same block means in 0.45 ms over
+    every pixel, and the block centres are kept. Both round the mean of k * k 8-bit values
+    to the nearest; for an odd k the mean never lies half way, where their rounding rules
+    (and fixed-point arithmetic) could part, and for k in :data:`_BOX_FACTORS` the test
+    checks every block sum. Other factors keep OpenCV's resize.
+    """
+    h, w = image.shape[:2]
+    if k not in _BOX_FACTORS:
+        return np.asarray(cv2.resize(image, (w // k, h // k), interpolation=cv2.INTER_AREA))
+    box = cv2.blur(image, (k, k), borderType=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(box[k // 2 :: k, k // 2 :: k])
 
 
 def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from tray_drawing import (
     TABLE,
     H,
@@ -175,3 +176,40 @@ def test_median_and_percentile_of_values_with_nan_are_nan() -> None:
     assert np.isnan(median(v)) and np.isnan(percentile(v, 90))
     rows = row_medians(np.stack([v, np.arange(4, dtype=np.float32)]))
     assert np.isnan(rows[0]) and rows[1] == 1.5
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7])
+def test_whole_factor_reduction_is_opencvs_area_reduction_for_every_block_sum(k: int) -> None:
+    # The box filter stands in for cv2.resize(INTER_AREA) at some factors: the floor's
+    # work copy, and so the floor found, must stay the same pixel for pixel.
+    from calibration.floor import _whole_factor_area
+
+    sums = np.arange(k * k * 255 + 1)
+    blocks = np.repeat((sums // (k * k))[:, None], k * k, axis=1)
+    blocks[np.arange(k * k)[None, :] < (sums % (k * k))[:, None]] += 1
+    rng = np.random.default_rng(k)
+    blocks = blocks[:, rng.permutation(k * k)]
+    cols = 64
+    rows = -(-len(sums) // cols)
+    padded = np.zeros((rows * cols, k * k), np.int64)
+    padded[: len(sums)] = blocks
+    grey = padded.reshape(rows, cols, k, k).transpose(0, 2, 1, 3).reshape(rows * k, cols * k)
+    img = np.dstack([grey, grey[::-1], np.roll(grey, k, axis=1)]).astype(np.uint8)
+    want = cv2.resize(img, (cols, rows), interpolation=cv2.INTER_AREA)
+    assert np.array_equal(_whole_factor_area(img, k), want)
+
+
+def test_work_copy_is_the_two_step_area_reduction() -> None:
+    from calibration.floor import work_copy
+
+    rng = np.random.default_rng(9)
+    for h, w in ((540, 960), (756, 1008), (480, 640), (1080, 1920), (300, 1700)):
+        img = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3)).astype(np.uint8), (5, 5), 0)
+        k = int(max(h, w) / 320)
+        whole = img[: h - h % k, : w - w % k]
+        src = cv2.resize(whole, (w // k, h // k), interpolation=cv2.INTER_AREA)
+        scale = 320 / max(h, w)
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        want = cv2.resize(src, size, interpolation=cv2.INTER_AREA)
+        got, got_scale = work_copy(img)
+        assert np.array_equal(got, want) and got_scale == want.shape[1] / w
