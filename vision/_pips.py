@@ -114,22 +114,37 @@ def make_planes(bgr: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return out
 
 
+#: The widest blob the pip search keeps, as a share of its block (the neighbourhood a blob is
+#: compared with) ...
+_WIDEST = 1 / 1.7
+#: ... and for the biggest block on the full work image (see find_pip_candidates), for blobs
+#: whose box is at most this many times longer than wide.
+_WIDEST_FULL = 1 / 1.5
+_ROUND_BOX = 1.15
+
+
 def _blobs_at_scale(
-    gray: npt.NDArray[np.uint8], block: int, params: ReaderParams, swallow: bool = False
+    gray: npt.NDArray[np.uint8],
+    block: int,
+    params: ReaderParams,
+    swallow: bool = False,
+    widest: float = _WIDEST,
 ) -> list[tuple[FloatArray, FloatArray, float, bool]]:
     """Round components darker (-1) or brighter (+1) than their block-sized neighbourhood.
 
     Returns per polarity ``(centres (K, 2), diameters (K,), polarity, cut)`` in ``gray``'s
     pixels, ``cut`` True for pips cut loose from the lines they were joined to. With
     ``swallow``, light pips are also looked for inside face-sized light blobs, and inside
-    sprawling light blobs of no pip's shape.
+    sprawling light blobs of no pip's shape. Blobs whose box is nearly square may be up to
+    ``widest`` of the block wide; other pips, and what is split or looked into, are sized by
+    the usual ``_WIDEST``.
     """
     h, w = gray.shape
     mean = cv2.blur(gray, (block, block), borderType=cv2.BORDER_REPLICATE)
     base = round(params.min_pip_contrast * 0.7)
     out = []
     dmin = max(params.min_pip_px * 0.8, block / 5.5)
-    dmax = block / 1.7
+    dmax = block * _WIDEST
     for polarity in (-1.0, 1.0):
         # The mean minus and plus the level saturate to 0..255 without leaving uint8 (the
         # level as a scalar: no image of it to fill).
@@ -144,6 +159,11 @@ def _blobs_at_scale(
             continue
         x, y, bw, bh, area = st[:, 0], st[:, 1], st[:, 2], st[:, 3], st[:, 4]
         shaped, sizes = _pip_shaped(np.asarray(st, np.int32), dmin, dmax)
+        if widest > _WIDEST:
+            # Only a round blob reaches further: a side face's flattened pips are looked for
+            # where they were.
+            wide, _ = _pip_shaped(np.asarray(st, np.int32), dmin, block * widest)
+            shaped |= wide & (np.maximum(bw, bh) <= _ROUND_BOX * np.minimum(bw, bh))
         inner = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
         keep = shaped & inner
         fill = area / (bw * bh)
@@ -437,7 +457,12 @@ def find_pip_candidates(
                 # colour planes and the smaller levels too it found no more dice on the dev
                 # renders, at twice the time).
                 swallow = channel == 0 and factor == 1.0
-                for cxy, d, pol, cut in _blobs_at_scale(level_img, block, params, swallow):
+                # The biggest block on the full work image reaches further: a pip just too big
+                # for it is otherwise looked for only on the half-size level, where pips set
+                # less than a pixel apart there merge into a row, and a row of three that are
+                # a little apart no longer reads as three pips (see _split_merged).
+                widest = _WIDEST_FULL if factor == 1.0 and block == 23 else _WIDEST
+                for cxy, d, pol, cut in _blobs_at_scale(level_img, block, params, swallow, widest):
                     centres.append((cxy + 0.5) * factor - 0.5)
                     diams.append(d * factor)
                     pols.append(np.full(d.shape, pol, np.float32))
@@ -445,7 +470,7 @@ def find_pip_candidates(
                     cuts.append(np.full(d.shape, cut, bool))
             blocks = (23,)
             levels -= 1
-            if levels <= 0 or 23 / 1.7 * factor >= max_d or min(level_img.shape) < 4 * 23:
+            if levels <= 0 or 23 * _WIDEST * factor >= max_d or min(level_img.shape) < 4 * 23:
                 break
             level_img = np.asarray(cv2.pyrDown(level_img), dtype=np.uint8)
             factor *= 2.0

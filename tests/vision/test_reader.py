@@ -1229,6 +1229,45 @@ def test_a_four_on_a_rectangle_its_pips_do_not_explain_is_a_sixs_corners(
     assert _six_corners(fit, roundness) is corners
 
 
+def _six_pips(centre: tuple[float, float], step: float, gap: float, turn_deg: float) -> list:
+    """The places of a six's pips whose columns are ``gap`` apart and whose pips are ``step``
+    apart along a column, turned ``turn_deg``."""
+    t = np.deg2rad(turn_deg)
+    across, along = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    return [
+        np.array(centre) + (c - 0.5) * gap * across + (r - 1) * step * along
+        for c in (0, 1)
+        for r in (0, 1, 2)
+    ]
+
+
+def test_pips_just_too_big_for_the_full_sizes_blocks_are_found_apart(art: SimpleNamespace) -> None:
+    # A webcam frame seen a little closer (mac785's frames enlarged 1.2 times): a six's pips
+    # 14 px wide and 16 px apart along its columns. On the half-size level, where such pips
+    # were looked for, each column merged into one row three widths and a half long, read
+    # as no pips; one column was read as a three. They are found on the full-size image.
+    img = art.background(384, 288, colour=(120, 140, 160))
+    places = _six_pips((150.0, 140.0), 16.0, 30.0, 45.0)
+    box = cv2.boxPoints(((150.0, 140.0), (64.0, 64.0), 45.0))
+    cv2.fillConvexPoly(img, np.round(box).astype(np.int32), (30, 30, 110), cv2.LINE_AA)
+    for x, y in places:
+        cv2.circle(
+            img,
+            (round(x * 16), round(y * 16)),
+            round(7.0 * 16),
+            (225, 225, 225),
+            -1,
+            cv2.LINE_AA,
+            4,
+        )
+    img = np.asarray(cv2.GaussianBlur(img, (0, 0), 1.0), np.uint8)
+    cands = find_pip_candidates(img, make_planes(img), DEFAULTS).cands
+    for x, y in places:
+        near = np.hypot(cands.xy[:, 0] - x, cands.xy[:, 1] - y) < 3.0
+        assert np.any(near & (cands.diam > 11.0)), (x, y)
+    assert [d.value for d in read_array(img)] == [6]
+
+
 def test_a_pip_holding_a_speck_half_as_stark_is_a_pip(art: SimpleNamespace) -> None:
     # A webcam's pips seen a little closer hold a darker dimple or a glint, a third to half as
     # stark as the pip against its face: such a pip was dropped as "a die holding a pip".
