@@ -368,7 +368,8 @@ _TEXTURED = 10.0
 _TEXTURE_OVER_NOISE = 3.0
 
 
-#: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side,
+#: :func:`find_dice_anywhere` looks for bodies on a copy this many pixels on its short side
+#: (a smaller photo as it is),
 #: against a floor model smoothed over this share of it (dice up to a fifth of the short side
 #: stay outliers in the median), and takes bodies up to this share of the short side as dice.
 _ANYWHERE_PX = 320
@@ -386,14 +387,18 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
     the single-face counter at ``min_confidence`` or more.
     """
     h, w = work.shape[:2]
-    f = _ANYWHERE_PX / min(h, w)
-    if f >= 1.0:
-        return BodyPass([], [], [], [])
-    small = cv2.resize(work, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+    # A photo already that small (a 320x240 webcam frame) is looked at as it is.
+    f = min(1.0, _ANYWHERE_PX / min(h, w))
+    small = work
+    if f < 1.0:
+        small = np.asarray(
+            cv2.resize(work, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA), np.uint8
+        )
+    short = min(small.shape[:2])
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     # The floor model on a copy half the size: the median's cost grows with its reach.
     half = cv2.resize(lab, (lab.shape[1] // 2, lab.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    k = 2 * round(0.25 * _ANYWHERE_FLOOR * _ANYWHERE_PX) + 1
+    k = 2 * round(0.25 * _ANYWHERE_FLOOR * short) + 1
     floor = cv2.resize(
         cv2.medianBlur(half, k), (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR
     )
@@ -410,7 +415,7 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
         outline, _hull, (_c, (ra, rb), _a) = _shape(
             (labels[y : y + ch, x : x + cw] == i).view(np.uint8)
         )
-        if max(ra, rb) <= _ANYWHERE_MAX_SIDE * _ANYWHERE_PX and _filled_square(outline, ra, rb):
+        if max(ra, rb) <= _ANYWHERE_MAX_SIDE * short and _filled_square(outline, ra, rb):
             sides.append(float(np.sqrt(ra * rb)) / f)
     if not sides:
         return BodyPass([], [], [], [])

@@ -267,6 +267,17 @@ def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
     assert np.hypot(unsure.center[0] - x, unsure.center[1] - y) < 0.25 * SIDE
 
 
+def test_a_webcam_frame_320_wide_is_searched_for_bodies_too(art: SimpleNamespace) -> None:
+    # The search looks at a copy 320 px on its short side; a frame already smaller (a
+    # 320x240 webcam's) was not searched at all, and is now looked at as it is.
+    img = art.background(320, 240, colour=(200, 205, 210))
+    layout = [((80, 80), 5), ((220, 90), 3), ((150, 170), 4)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(img, centre, 34, value, angle_deg=12.0 * i, body=(40, 40, 160))
+    found = find_dice_anywhere(img, min_confidence=0.6).dice
+    assert sorted(d.value for d in found) == [3, 4, 5]
+
+
 def test_a_photo_without_dice_gives_no_body_dice(art: SimpleNamespace) -> None:
     img = art.background(640, 480, colour=(200, 205, 210))
     # Die-sized things without a pip layout: a coin, a blank square, a ring.
