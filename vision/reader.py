@@ -65,10 +65,11 @@ Image = npt.NDArray[np.uint8]
 
 #: A photo resized by less than this factor (either way) is interpolated between neighbouring
 #: pixels, not averaged over areas (a reduction) or fitted by cubics (an enlargement): a
-#: 12-megapixel photo decoded at a quarter, 1008 px, is reduced to 960 that way in a sixth of
-#: the time (1 ms, not 6: OpenCV averages by a fractional ratio on its slow path), and by so
-#: little each pixel still draws on its nearest neighbours alone.
-_NEAR_WORK = 1.1
+#: 12-megapixel photo decoded at a quarter, 1008 or 1000 px, is reduced to 960 that way in a
+#: sixth of the time (1 ms, not 6: OpenCV averages by a fractional ratio on its slow path).
+#: At 1.1 the 1024x768 sample scenes, reduced so too, read one die fewer and two readings
+#: of no die more (one of them a phantom "two" off the tray, asked to be rolled again).
+_NEAR_WORK = 1.06
 #: A "pip" at least this share of the other dice's median side is a die, not a pip.
 _GIANT_PIP = 0.7
 #: A face smaller than this share of the median side of the dice read is not read (see
