@@ -21,14 +21,8 @@ import numpy.typing as npt
 
 from calibration.camera import CameraPose, default_pose, order_quad, pose_from_quad
 from calibration.errors import CalibrationError
-from calibration.floor import (
-    FloorFit,
-    colour_distance,
-    find_floor,
-    lab_image,
-    median,
-    work_copy,
-)
+from calibration.floor import FloorFit, colour_distance, find_floor, lab_image, work_copy
+from calibration.stats import median
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]

@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.floor import ellipse_polygon, median, row_medians
+from calibration.floor import ellipse_polygon
+from calibration.stats import median, row_medians
 
 FloatArray = npt.NDArray[np.float64]
 Image = npt.NDArray[np.uint8]

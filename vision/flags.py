@@ -36,13 +36,11 @@ from calibration.floor import (
     chroma_of_smoothed,
     chromaticity,
     colour_distance,
-    column_medians,
     find_floor,
-    median,
-    percentile,
     work_copy,
 )
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
+from calibration.stats import column_medians, median, percentile
 from vision._lean import EdgeField, LeanScore, lean_score
 from vision._tray import refine_outline
 from vision.result import DieReading, TrayOutline

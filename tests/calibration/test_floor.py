@@ -141,43 +141,6 @@ def test_one_surface_is_not_split_by_lightness() -> None:
     assert _lightness_split(lab, dist, region, 18.0, [(160.0, 110.0)]) is None
 
 
-def _samples(rng: np.random.Generator, n: int, dtype: type[np.floating]) -> np.ndarray:
-    """Values with many ties (8-bit pixels) or none, as the floor and die statistics see."""
-    if n % 3 == 0:
-        return rng.integers(0, 12, n).astype(dtype)
-    return (rng.normal(0.0, 40.0, n) + 128.0).astype(dtype)
-
-
-def test_median_and_percentile_give_numpys_numbers() -> None:
-    # The fast statistics replace np.median / np.percentile in the flag step, whose
-    # decisions must not change: the same numbers, bit for bit, of the same type.
-    from calibration.floor import column_medians, median, percentile, row_medians
-
-    rng = np.random.default_rng(5)
-    for n in [*range(1, 40), 255, 256, 4001, 4002]:
-        for dtype in (np.float32, np.float64):
-            v = _samples(rng, n, dtype)
-            got, want = median(v), np.median(v)
-            assert type(got) is type(want) and got == want, (n, dtype)
-            for q in (0, 25, 50, 75, 90, 100, 33.3):
-                got, want = percentile(v, q), np.percentile(v, q)
-                assert type(got) is type(want) and got == want, (n, dtype, q)
-            cols = np.stack([v, v[::-1] * 0.5, -v], axis=1)
-            got_c, want_c = column_medians(cols), np.median(cols, axis=0)
-            assert got_c.dtype == want_c.dtype and np.array_equal(got_c, want_c), (n, dtype)
-            got_r, want_r = row_medians(cols.T), np.median(cols.T, axis=1)
-            assert got_r.dtype == want_r.dtype and np.array_equal(got_r, want_r), (n, dtype)
-
-
-def test_median_and_percentile_of_values_with_nan_are_nan() -> None:
-    from calibration.floor import median, percentile, row_medians
-
-    v = np.array([3.0, np.nan, 1.0, 2.0], np.float32)
-    assert np.isnan(median(v)) and np.isnan(percentile(v, 90))
-    rows = row_medians(np.stack([v, np.arange(4, dtype=np.float32)]))
-    assert np.isnan(rows[0]) and rows[1] == 1.5
-
-
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 7])
 def test_whole_factor_reduction_is_opencvs_area_reduction_for_every_block_sum(k: int) -> None:
     # The box filter stands in for cv2.resize(INTER_AREA) at some factors: the floor's
