@@ -575,14 +575,15 @@ def _extend_into_shadow(
     blur_bgr: Image,
     quad: FloatArray,
     region: npt.NDArray[np.uint8],
-    floor_bgr: Image | None = None,
+    floor_bgr: Image,
 ) -> FloatArray:
     """Push each side of the floor quad outwards over floor that lies in a wall's shadow.
 
     Shadowed floor keeps the floor's chromaticity (colour with brightness divided out) and
     is darker; a wall or the table differs in chromaticity or is brighter. Each side moves
     while the strip just beyond it still looks like shadowed floor. ``floor_bgr`` (N, 3)
-    are the region's pixels of every other row and column when the caller has them.
+    are the region's pixels of every other row and column (the medians of thousands of
+    floor pixels hardly move), which the caller has already gathered.
     """
 
     def shade(px: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
@@ -591,9 +592,6 @@ def _extend_into_shadow(
         total = f.sum(axis=-1) + 9.0
         return (f[..., [0, 2]] + 3.0) / total[..., None], total
 
-    # Every other row and column: the medians of thousands of floor pixels hardly move.
-    if floor_bgr is None:
-        floor_bgr = blur_bgr[::2, ::2][region[::2, ::2] > 0]
     chroma_in, total_in = shade(floor_bgr)
     c_floor = column_medians(chroma_in)
     c_spread = float(median(np.abs(chroma_in - c_floor).ravel())) * 1.48
