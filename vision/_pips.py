@@ -387,19 +387,18 @@ _RAYS = np.stack(
 _RADII = np.linspace(0.2, 1.9, 18, dtype=np.float32)
 
 
-def _roundness(
+def _ray_radii(
     planes: npt.NDArray[np.uint8],
     chan: npt.NDArray[np.intp],
     xy: FloatArray,
     r: FloatArray,
     inside: FloatArray,
     ring: FloatArray,
-) -> tuple[FloatArray, FloatArray]:
-    """Shortest over longest width of each blob, measured along 8 directions, and the
-    direction of the shortest (radians in [0, pi), from the three widths around it).
+) -> FloatArray:
+    """Each blob's radius along the 16 rays, in its own radii (N, 16).
 
     A ray's edge is where the grey level first crosses halfway from the blob's inside to its
-    ring; 1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
+    ring (the last radius sampled when it never does).
     """
     h, w = planes.shape[1:]
     # x and y apart (the same float32 products and sums as one (N, 16, R, 2) array gives,
@@ -415,7 +414,24 @@ def _roundness(
     out_of_blob = (vals - half) * sign > 0
     # First radius index outside the blob on each ray (the last one if never).
     first = np.where(out_of_blob.any(axis=2), out_of_blob.argmax(axis=2), _RADII.shape[0] - 1)
-    radius = _RADII[first]  # (N, 16)
+    radius: FloatArray = _RADII[first]  # (N, 16)
+    return radius
+
+
+def _roundness(
+    planes: npt.NDArray[np.uint8],
+    chan: npt.NDArray[np.intp],
+    xy: FloatArray,
+    r: FloatArray,
+    inside: FloatArray,
+    ring: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """Shortest over longest width of each blob, measured along 8 directions, and the
+    direction of the shortest (radians in [0, pi), from the three widths around it).
+
+    1 for a disc, lower for an ellipse (a pip on a side face seen aslant).
+    """
+    radius = _ray_radii(planes, chan, xy, r, inside, ring)
     widths = radius[:, :8] + radius[:, 8:]
     out: FloatArray = (widths.min(axis=1) / np.maximum(widths.max(axis=1), 1e-6)).astype(np.float32)
     # The shortest width's direction, refined by a parabola through it and its neighbours
@@ -427,6 +443,59 @@ def _roundness(
     shift = np.where(curve > 1e-6, 0.5 * (left - right) / np.maximum(curve, 1e-6), 0.0)
     minor: FloatArray = (((k + shift) * (np.pi / 8)) % np.pi).astype(np.float32)
     return out, minor
+
+
+#: Two pips of a face crowd each other when their centres lie less than this many times
+#: their summed radii apart (a gap narrower than a pip: a crowded six on a small die).
+_CROWDING = 2.0
+
+
+def roundness_apart(
+    planes: npt.NDArray[np.uint8], cands: PipCandidates, members: npt.NDArray[np.intp]
+) -> FloatArray:
+    """The roundness of a face's pips measured away from each other (one per member).
+
+    Blurred pips of a crowded face (a six on a small die) run into each other: the grey
+    between two of them never climbs halfway back to the face's, so a ray towards a sibling
+    runs on into it and the pip measures long that way, however round it is. Here a ray
+    that points at a sibling (within the sibling's angular radius and half the rays'
+    spacing) takes its opposite ray's radius; a direction blocked both ways is left out.
+    A direction free of siblings is measured as :func:`_roundness` measures it, so a glare
+    streak or a side face's squashed pip stays as long as it was.
+    """
+    xy = cands.xy[members]
+    r = cands.diam[members] / 2.0
+    chan = cands.channel[members]
+    ring = cands.ring_gray[members]
+    inside = ring + cands.polarity[members] * cands.contrast[members]
+    radius = _ray_radii(planes, chan, xy, r, inside, ring)
+    rays = np.arctan2(_RAYS[:, 1], _RAYS[:, 0])  # (16,)
+    d = xy[None, :, :] - xy[:, None, :]  # (N, N, 2): from pip i to pip j
+    dist = np.hypot(d[..., 0], d[..., 1])
+    bearing = np.arctan2(d[..., 1], d[..., 0])
+    reach = np.arctan2(r[None, :], np.maximum(dist, 1e-6)) + np.pi / 16
+    off = np.abs((rays[None, None, :] - bearing[..., None] + np.pi) % (2 * np.pi) - np.pi)
+    n = xy.shape[0]
+    # A sibling less than a pip's width away, edge to edge: the blur that joins pips
+    # spreads about a radius beyond each one's edge (the rays run out to 1.9 radii).
+    sibling = ~np.eye(n, dtype=bool) & (dist < _CROWDING * (r[:, None] + r[None, :]))
+    blocked = (sibling[..., None] & (off <= reach[..., None])).any(axis=1)  # (N, 16)
+    # Only a pip that measures longest towards a sibling is measured again: one squashed
+    # along a free direction (a side face's pips, seen aslant) keeps its measure.
+    widths = radius[:, :8] + radius[:, 8:]
+    rows = np.arange(n)
+    long_way = widths.argmax(axis=1)
+    towards = blocked[rows, long_way] | blocked[rows, long_way + 8]
+    opposite = np.roll(radius, 8, axis=1)
+    opposite_blocked = np.roll(blocked, 8, axis=1)
+    radius = np.where(blocked & ~opposite_blocked, opposite, radius)
+    apart = radius[:, :8] + radius[:, 8:]
+    free = ~(blocked[:, :8] & blocked[:, 8:])
+    longest = np.where(free, apart, 0.0).max(axis=1)
+    shortest = np.where(free, apart, np.inf).min(axis=1)
+    again = np.where(free.any(axis=1), shortest / np.maximum(longest, 1e-6), 0.0)
+    out: FloatArray = np.where(towards, again, cands.roundness[members]).astype(np.float32)
+    return out
 
 
 def find_pip_candidates(

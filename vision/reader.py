@@ -52,6 +52,7 @@ from vision._pips import (
     PipSearch,
     find_pip_candidates,
     make_planes,
+    roundness_apart,
 )
 from vision.flags import FlagResult, apply_flags
 from vision.io import decode
@@ -103,6 +104,10 @@ _TURN_OFF = 30.0
 #: a drawn die's outline about 0.9; 30 of nell's 279 right lone twos and threes gave less).
 _TURN_WINDOW = 0.9
 _LEAST_EDGE_ORDER = 0.1
+#: Faces of this many pips or more have their pips' roundness measured apart from each
+#: other when it falls short (:func:`vision._pips.roundness_apart`): blurred pips of a
+#: crowded face run into each other.
+_CROWDED = 4
 #: Pip width (px) the windows around uncounted bodies are enlarged to.
 _BLOB_PIP_PX = 12.0
 #: A lone die's body this many times the side of the face fitted to its pips is read again
@@ -1491,8 +1496,13 @@ def _with_colour_faces(
 
 
 def _asked_about_there(pair: tuple[float, _Die] | None, face: _Die) -> bool:
-    """Whether ``pair``'s die is asked about and ``face`` lies on it."""
-    return pair is not None and pair[1].value is None and _overlaps(face, pair[1])
+    """Whether ``pair``'s die is asked about and it and ``face`` are one die (either's
+    centre on the other's face: a small piece of a die asked about lies on the face)."""
+    return (
+        pair is not None
+        and pair[1].value is None
+        and (_overlaps(face, pair[1]) or _overlaps(pair[1], face))
+    )
 
 
 def _one_against_colour(d: _Die, colour: tuple[tuple[float, _Die], ...]) -> _Die:
@@ -2148,7 +2158,9 @@ def _uncounted_pip(
     lies within the fitted pip grid but off its nodes, where no face has a pip: the pips
     fitted are not one face's (dice far smaller than the pip search expects, taken for the
     pips of one giant face with another die between them). On a node it may be a pip
-    missed, which the empty places' check weighs."""
+    missed, which the empty places' check weighs. A blob overlapping a counted pip is that
+    pip again (found at another scale, or two crowded pips' blur taken for one between them),
+    not a pip of its own."""
     diam = cands.diam[members]
     lo, hi = float(diam.min()) / 1.45, float(diam.max()) * 1.45
     weakest = float(cands.contrast[members].min())
@@ -2166,7 +2178,13 @@ def _uncounted_pip(
         & (cands.diam <= hi)
         & (cands.contrast >= 0.6 * weakest)
     )
-    return bool(like.any())
+    if not like.any():
+        return False
+    like_k = np.flatnonzero(like)
+    gap = cands.xy[like_k, None, :] - cands.xy[None, members, :]
+    touching = 0.5 * (cands.diam[like_k, None] + diam[None, :])
+    apart = (np.hypot(gap[..., 0], gap[..., 1]) >= touching).all(axis=1)
+    return bool(apart.any())
 
 
 #: A blob like a face's pips lies on the face up to this many grid steps from its centre
@@ -2236,6 +2254,12 @@ def _check_face(
             return None
     roundness = cands.roundness[members]
     mean_round = float(mean_rows(roundness))
+    if (
+        mean_round < params.min_face_roundness or float(roundness.min()) < 0.5
+    ) and fit.value >= _CROWDED:
+        # Four pips or more may crowd their face: measured apart from each other.
+        roundness = roundness_apart(planes, cands, members)
+        mean_round = float(mean_rows(roundness))
     if mean_round < params.min_face_roundness or float(roundness.min()) < 0.5:
         return None
     diam = float(mean_rows(cands.diam[members]))

@@ -1173,6 +1173,9 @@ def test_a_blob_like_the_pips_off_the_grids_nodes_means_the_pips_are_not_one_fac
     assert not uncounted(cands((225.0, 175.0), diam=8.0))  # a speck, not like the pips
     assert not uncounted(cands((225.0, 175.0), contrast=50.0))  # faint: a smudge
     assert not uncounted(cands((300.0, 200.0)))  # beyond the face
+    # Overlapping a counted pip: that pip found again (or two crowded pips' blur between
+    # them), as far off the nodes as the die among dice above, but no pip of its own.
+    assert not uncounted(cands((224.0, 200.0)))
 
 
 def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row(art: SimpleNamespace) -> None:
