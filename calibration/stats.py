@@ -1,5 +1,5 @@
-"""Order statistics of small float arrays, the same numbers NumPy gives, without its
-per-call machinery.
+"""Order statistics of small float arrays, and the means and spreads of a floor's pixels,
+the same numbers NumPy gives, without its per-call machinery.
 
 The tray flags take a dozen medians and percentiles of a few hundred pixels per die and
 several more in the floor search; there ``np.median``'s axis handling and copies cost more
@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -63,6 +64,37 @@ def row_medians(values: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.floatin
     out = part[:, h].copy() if n % 2 else (part[:, h - 1] + part[:, h]) / v.dtype.type(2)
     out[np.isnan(part[:, -1])] = np.nan
     return np.asarray(out, v.dtype)
+
+
+def column_mean_std(
+    values: npt.NDArray[np.floating[Any]],
+) -> tuple[npt.NDArray[np.floating[Any]], npt.NDArray[np.floating[Any]]]:
+    """``values.mean(axis=0)`` and ``values.std(axis=0)`` of an (N, K) float32 array, the
+    same numbers, several times faster.
+
+    NumPy sums a C-ordered array of two or more columns down its first axis row by row,
+    in float32, one short row of K values at a time; ``cv2.reduce`` adds the rows in the
+    same order in float32 (``test_stats`` checks the numbers) without NumPy's per-row
+    overhead. The divisions and the square root are NumPy's own, as ``np.mean`` and
+    ``np.std`` do them. A single column NumPy sums pairwise, so it is left to NumPy.
+    """
+    v = np.asarray(values)
+    if (
+        v.ndim != 2
+        or v.shape[0] == 0
+        or v.shape[1] < 2
+        or v.dtype != np.float32
+        or not v.flags.c_contiguous
+    ):
+        return np.asarray(v.mean(axis=0)), np.asarray(v.std(axis=0))
+    count = np.intp(v.shape[0])
+    mean = np.asarray(cv2.reduce(v, 0, cv2.REDUCE_SUM, dtype=cv2.CV_32F)).reshape(-1)
+    np.true_divide(mean, count, out=mean, casting="unsafe")
+    dev = v - mean
+    np.multiply(dev, dev, out=dev)
+    var = np.asarray(cv2.reduce(dev, 0, cv2.REDUCE_SUM, dtype=cv2.CV_32F)).reshape(-1)
+    np.true_divide(var, count, out=var, casting="unsafe")
+    return cast("npt.NDArray[np.floating[Any]]", mean), np.sqrt(var, out=var)
 
 
 def percentile(values: npt.NDArray[np.floating[Any]], q: float) -> np.floating[Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.stats import column_medians, median, percentile, row_medians
+from calibration.stats import column_mean_std, column_medians, median, percentile, row_medians
 
 
 def _samples(rng: np.random.Generator, n: int, dtype: type[np.floating]) -> np.ndarray:
@@ -38,3 +38,19 @@ def test_median_and_percentile_of_values_with_nan_are_nan() -> None:
     assert np.isnan(median(v)) and np.isnan(percentile(v, 90))
     rows = row_medians(np.stack([v, np.arange(4, dtype=np.float32)]))
     assert np.isnan(rows[0]) and rows[1] == 1.5
+
+
+def test_column_mean_and_std_give_numpys_numbers() -> None:
+    # The floor's Lab mean and spread set every colour threshold after it: the same
+    # float32 numbers as values.mean(axis=0) and values.std(axis=0), bit for bit.
+    rng = np.random.default_rng(8)
+    for n in [1, 2, 3, 7, 8, 9, 100, 1023, 4096, 9001, 30000]:
+        for k in (1, 2, 3, 4):
+            for spread in (0.5, 40.0, 255.0):
+                v = (rng.normal(128.0, spread, (n, k))).astype(np.float32)
+                if n % 2:
+                    v = np.round(v)  # 8-bit pixels: many ties
+                mean, std = column_mean_std(v)
+                want_mean, want_std = v.mean(axis=0), v.std(axis=0)
+                assert mean.dtype == want_mean.dtype and np.array_equal(mean, want_mean), (n, k)
+                assert std.dtype == want_std.dtype and np.array_equal(std, want_std), (n, k)
