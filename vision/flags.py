@@ -34,7 +34,6 @@ from calibration.camera import CameraPose, pose_from_nadir, pose_from_quad
 from calibration.floor import (
     FloorFit,
     chroma_of_smoothed,
-    chromaticity,
     colour_distance,
     find_floor,
     work_copy,
@@ -385,7 +384,10 @@ def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] 
     mask = np.asarray(cv2.erode(mask, np.ones((5, 5), np.uint8)))
     if mask.sum() < 20:
         return None
-    return np.asarray(column_medians(chromaticity(small)[mask > 0]), np.float32)
+    # The chromaticity of the floor's pixels alone: per pixel the same numbers as of the
+    # whole copy's (see calibration.floor.chromaticity), at a fraction of the work.
+    smoothed = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
+    return np.asarray(column_medians(chroma_of_smoothed(smoothed[mask > 0])), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -1115,12 +1117,14 @@ def _measure_window(
         local = column_medians(lab[ring])
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
-    chroma = chromaticity(crop)
+    # Smoothed as calibration.floor.chromaticity smooths: the chromaticity of a pixel is
+    # then the same number whether it is worked out for the whole crop or for the ring alone.
+    smoothed = np.asarray(cv2.GaussianBlur(crop, (5, 5), 0), np.uint8)
     if ring.sum() and floor_lab is not None:
         # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
         # only upwards (nothing brighter than the lit floor is floor).
         c_ref = floor_chroma if floor_chroma is not None else _chromaticity_of_lab(floor_lab)
-        c_sq = chroma[ring] - c_ref
+        c_sq = chroma_of_smoothed(smoothed[ring]) - c_ref
         c_sq *= c_sq
         c_d = np.sqrt(c_sq[:, 0] + c_sq[:, 1])
         lit = (
@@ -1130,28 +1134,13 @@ def _measure_window(
         )
         brighter = lab[..., 0][ring] > lit + 25.0
         floor_share = float(((c_d < 0.035) & ~brighter).mean())
-    # Die pixels are told from floor pixels by chromaticity (colour with the brightness
-    # divided out), because the die's own shadow darkens the floor without changing its
-    # chromaticity, while a die's shaded side faces keep the die's. Pixels brighter than
-    # the floor can be no shadow, so lightness counts upwards.
     floor_px = ring & (dist < tol)
-    if floor_px.sum() >= 8:
-        c_floor = column_medians(chroma[floor_px])
-        c_spread = float(median(np.abs(chroma[floor_px] - c_floor).ravel())) * 1.48
-        l_spread = float(np.std(lab[..., 0][floor_px]))
-    else:
-        c_floor = column_medians(chroma[ring]) if ring.sum() else np.zeros(2, np.float32)
-        c_spread, l_spread = 0.01, 12.0
-    c_tol = max(0.035, 4.0 * c_spread)
-    l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
-    # OpenCV's per-channel arithmetic: numpy's numbers, faster on a whole crop.
-    c_diff = cv2.subtract(chroma, (float(c_floor[0]), float(c_floor[1]), 0.0, 0.0))  # type: ignore[call-overload]
-    c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
-    die_px = (c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol)
     if die_centre is not None:
         die_px = _unlike_surroundings(blurred, lab, px, py, die_centre, s, ring, covered)
+    else:
+        die_px = _unlike_floor(chroma_of_smoothed(smoothed), lab, ring, floor_px, local)
     if floor_px.sum() >= 8:
-        # Floor in a shadow is still floor (the chromaticity test above calls dark floor
+        # Floor in a shadow is still floor (the chromaticity test calls dark floor
         # grey, and a shadow is unlike the lit floor filled in behind the die, so a wall's
         # or a die's own shadow would join the die and pull its silhouette away from
         # where it leans). A die of the floor's colour loses its shaded side faces here;
@@ -1198,6 +1187,39 @@ def _measure_window(
                 keep = int(np.argmax(counts))
             filled = (labels2 == keep).astype(np.uint8)
     return filled > 0, x0, y0, scale, floor_share
+
+
+def _unlike_floor(
+    chroma: npt.NDArray[np.float32],
+    lab: npt.NDArray[np.float32],
+    ring: npt.NDArray[np.bool_],
+    floor_px: npt.NDArray[np.bool_],
+    local: npt.NDArray[np.float32],
+) -> npt.NDArray[np.bool_]:
+    """Pixels of a crop unlike the floor around the die: the die's pixels where no
+    silhouette centre is predicted (see :func:`_silhouette_centre`).
+
+    ``chroma`` (H, W, 2) and ``lab`` (H, W, 3) float32 are the crop's chromaticity and
+    8-bit Lab; ``ring`` and ``floor_px`` (H, W) bool the ring around the die and its floor
+    pixels; ``local`` the floor's Lab colour there. Die pixels are told from floor pixels by
+    chromaticity (colour with the brightness divided out), because the die's own shadow
+    darkens the floor without changing its chromaticity, while a die's shaded side faces
+    keep the die's. Pixels brighter than the floor can be no shadow, so lightness counts
+    upwards.
+    """
+    if floor_px.sum() >= 8:
+        c_floor = column_medians(chroma[floor_px])
+        c_spread = float(median(np.abs(chroma[floor_px] - c_floor).ravel())) * 1.48
+        l_spread = float(np.std(lab[..., 0][floor_px]))
+    else:
+        c_floor = column_medians(chroma[ring]) if ring.sum() else np.zeros(2, np.float32)
+        c_spread, l_spread = 0.01, 12.0
+    c_tol = max(0.035, 4.0 * c_spread)
+    l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
+    # OpenCV's per-channel arithmetic: numpy's numbers, faster on a whole crop.
+    c_diff = cv2.subtract(chroma, (float(c_floor[0]), float(c_floor[1]), 0.0, 0.0))  # type: ignore[call-overload]
+    c_dist = cv2.sqrt(cv2.transform(cv2.multiply(c_diff, c_diff), np.ones((1, 2), np.float32)))
+    return np.asarray((c_dist >= c_tol) | (lab[..., 0] - float(local[0]) >= l_tol), bool)
 
 
 def _unlike_surroundings(
