@@ -166,6 +166,11 @@ class _Scene:
     pose: CameraPose | None
     die_units: float | None
     floor_chroma: npt.NDArray[np.float32] | None = None
+    #: A flat die's top-face side in pixels at each die's centre (see :func:`_own_side`)
+    #: and each die's top-face centre in the floor frame (see :func:`_top_centre`), worked
+    #: out once per photo: a die's are asked for again as each neighbour's.
+    top_side_px: dict[tuple[float, float], float] = field(default_factory=dict)
+    top_centres: dict[tuple[tuple[float, float], float], FloatArray] = field(default_factory=dict)
 
 
 def apply_flags(
@@ -632,21 +637,18 @@ def _supports(
     """Unit image directions from the die to what it could lean on: dice and walls nearby."""
     s_px = die.size_px
     out: list[tuple[FloatArray, str]] = []
-    top = None
-    side = _own_side(die, scene)
-    if scene.pose is not None and side is not None:
-        top = scene.pose.back_project(t[None, :], z=side)[0]
     for o in others:
         d = np.array(o.center) - t
         dist = float(np.hypot(*d))
         if not 1e-6 < dist < _TOUCH * (s_px + o.size_px):
             continue
-        o_side = _own_side(o, scene)
-        if top is not None and scene.pose is not None and side is not None and o_side:
+        # The top faces only for dice that touch: most dice touch none.
+        side, top = _own_side(die, scene), _top_centre(die, scene)
+        o_side, o_top = _own_side(o, scene), _top_centre(o, scene)
+        if top is not None and side is not None and o_top is not None and o_side:
             # A die leaning on another holds its top face off the other's by about
             # sin(tilt) die sides; flat dice side by side hold theirs a die apart (the
             # mean of their two sides: dice of several sizes may share a photo).
-            o_top = scene.pose.back_project(np.array([o.center]), z=o_side)[0]
             apart = float(np.hypot(*(o_top[:2] - top[:2])))
             if apart / (0.5 * (side + o_side)) - 1.0 < MIN_LEAN_GAP:
                 continue
@@ -1028,8 +1030,24 @@ def _own_side(die: DieReading, scene: _Scene) -> float | None:
     pose, units = scene.pose, scene.die_units
     if pose is None or units is None:
         return None
-    probe = die_top_side_px(pose, units, die.center)
+    probe = scene.top_side_px.get(die.center)
+    if probe is None:
+        probe = scene.top_side_px[die.center] = die_top_side_px(pose, units, die.center)
     return units * die.size_px / probe if probe > 0 else units
+
+
+def _top_centre(die: DieReading, scene: _Scene) -> FloatArray | None:
+    """The centre (3,) of the die's top face in the floor frame, at the height of its own
+    side (see :func:`_own_side`); None without a camera and scale."""
+    side = _own_side(die, scene)
+    if scene.pose is None or side is None:
+        return None
+    key = (die.center, side)
+    top = scene.top_centres.get(key)
+    if top is None:
+        centre = np.array([die.center], np.float64)
+        top = scene.top_centres[key] = scene.pose.back_project(centre, z=side)[0]
+    return top
 
 
 def _bottom_offset(pose: CameraPose, die_units: float, t: FloatArray) -> FloatArray:
