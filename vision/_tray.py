@@ -308,9 +308,11 @@ def _edge_offsets(
     )
     usable = (mx >= 0) & (mx <= w - 1) & (my >= 0) & (my <= h - 1)
     # Each place's box of sample points: a die clear of a place's box is clear of all its
-    # samples, which need not be looked at one by one.
-    lo_x, hi_x = mx.min(axis=(0, 2)), mx.max(axis=(0, 2))
-    lo_y, hi_y = my.min(axis=(0, 2)), my.max(axis=(0, 2))
+    # samples, which need not be looked at one by one. (The least of the samples' rows
+    # first, then of the offsets: the same numbers, a quarter of the time of NumPy's
+    # reduction over the two axes at once.)
+    lo_x, hi_x = mx.min(axis=0).min(axis=1), mx.max(axis=0).max(axis=1)
+    lo_y, hi_y = my.min(axis=0).min(axis=1), my.max(axis=0).max(axis=1)
     for bx, by, bs in blockers:
         r = DIE_CLEARANCE * (bs if bs > 0 else die_px)
         gap_x = np.maximum(np.maximum(lo_x - bx, bx - hi_x), 0.0)
@@ -326,10 +328,13 @@ def _edge_offsets(
     prof = _masked_median(np.asarray(samples, np.uint8), rows, count)
     prof = prof.reshape(n_places, -1, 3)  # (places, offsets, 3) B, G, R
     prof = np.where(ok_off[..., None], prof, 0.0)
-    total = prof.sum(axis=2)
+    # Sums over the three channels added channel by channel, in the order NumPy's
+    # reduction over that short axis adds them (the same numbers, several times faster).
+    total = prof[..., 0] + prof[..., 1] + prof[..., 2]
     shares = prof / np.maximum(total, 1.0)[..., None]
     ref = floor_bgr / max(1.0, float(floor_bgr.sum()))
-    diff = np.sqrt(((shares - ref) ** 2).sum(axis=2))
+    sq = (shares - ref) ** 2
+    diff = np.sqrt(sq[..., 0] + sq[..., 1] + sq[..., 2])
     inner = offs < -0.5 * REACH * die_px
     group_of = np.zeros(n_places, np.int_) if groups is None else np.asarray(groups)
     spread = np.zeros(n_places)
