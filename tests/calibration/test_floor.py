@@ -176,3 +176,20 @@ def test_work_copy_is_the_two_step_area_reduction() -> None:
         want = cv2.resize(src, size, interpolation=cv2.INTER_AREA)
         got, got_scale = work_copy(img)
         assert np.array_equal(got, want) and got_scale == want.shape[1] / w
+
+
+@pytest.mark.parametrize(("h", "w"), [(240, 320), (180, 320), (320, 320), (400, 400)])
+def test_component_areas_are_opencvs_statistics(h: int, w: int) -> None:
+    # The floor's candidate regions are ordered by these areas: the same labels and the
+    # same int32 areas as cv2.connectedComponentsWithStats, whether the labels are counted
+    # in 16 bits (work copies) or in 32 (larger masks).
+    from calibration.floor import _components
+
+    rng = np.random.default_rng(h + w)
+    for density in (0.5, 0.8):
+        noise = cv2.GaussianBlur(rng.random((h, w)).astype(np.float32), (0, 0), 1.5)
+        mask = (noise > np.quantile(noise, 1.0 - density)).astype(np.uint8) * 255
+        n, labels, areas = _components(mask)
+        want_n, want_labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        assert n == want_n and np.array_equal(labels, want_labels)
+        assert areas.dtype == np.int32 and np.array_equal(areas, stats[:, cv2.CC_STAT_AREA])
