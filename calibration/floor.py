@@ -133,6 +133,20 @@ def _block_centres(box: Image, k: int) -> Image:
     return out
 
 
+def pixels_at(image: npt.NDArray[Any], mask: npt.NDArray[np.bool_]) -> npt.NDArray[Any]:
+    """``image[mask]`` of an (H, W, C) image (or a strided view of one) and an (H, W) bool
+    mask: the same (N, C) array of the pixels where the mask is set.
+
+    NumPy's boolean indexing copies the pixels' values one by one; each pixel seen as one
+    item of C values is copied whole, about five times faster, and the bytes are the same.
+    """
+    if image.ndim != 3 or image.strides[2] != image.itemsize:
+        return image[mask]
+    whole = np.dtype((np.void, image.shape[2] * image.itemsize))
+    picked = image.view(whole)[..., 0][mask]
+    return picked.view(image.dtype).reshape(-1, image.shape[2])
+
+
 def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:
     """(H, W, 2) float32 blue and red shares of each smoothed pixel's B + G + R.
 
@@ -223,13 +237,13 @@ def find_floor(
     # Colour statistics from every other row and column: a floor has thousands of pixels,
     # a quarter of them give the same mean, spread and median at a quarter of the cost.
     sub = region[::2, ::2] > 0
-    mean, std = column_mean_std(lab[::2, ::2][sub])
+    mean, std = column_mean_std(pixels_at(lab[::2, ::2], sub))
     edge = np.concatenate([region[0, :], region[-1, :], region[:, 0], region[:, -1]])
     frame_share = float(np.count_nonzero(edge)) / edge.size
     polygon, shape, share = _outline(region)
     blur = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
     # Only the floor's own pixels are needed: their chromaticity alone is computed.
-    floor_bgr = blur[::2, ::2][sub]
+    floor_bgr = pixels_at(blur[::2, ::2], sub)
     if shape == "rect":
         polygon = _extend_into_shadow(blur, polygon, region, floor_bgr)
     chroma = column_medians(chroma_of_smoothed(floor_bgr))

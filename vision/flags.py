@@ -36,6 +36,7 @@ from calibration.floor import (
     chroma_of_smoothed,
     colour_distance,
     find_floor,
+    pixels_at,
     work_copy,
 )
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
@@ -392,7 +393,7 @@ def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] 
     # The chromaticity of the floor's pixels alone: per pixel the same numbers as of the
     # whole copy's (see calibration.floor.chromaticity), at a fraction of the work.
     smoothed = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
-    return np.asarray(column_medians(chroma_of_smoothed(smoothed[mask > 0])), np.float32)
+    return np.asarray(column_medians(chroma_of_smoothed(pixels_at(smoothed, mask > 0))), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -1128,11 +1129,15 @@ def _measure_window(
     if floor_lab is not None:
         d_global = colour_distance(lab, floor_lab)
         floor_ring = ring & (d_global < 1.5 * tol)
-        local = column_medians(lab[floor_ring]) if floor_ring.sum() >= 8 else np.array(floor_lab)
+        local = (
+            column_medians(pixels_at(lab, floor_ring))
+            if floor_ring.sum() >= 8
+            else np.array(floor_lab)
+        )
     else:
         if ring.sum() < 8:
             return None
-        local = column_medians(lab[ring])
+        local = column_medians(pixels_at(lab, ring))
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
     # Smoothed as calibration.floor.chromaticity smooths: the chromaticity of a pixel is
@@ -1142,7 +1147,7 @@ def _measure_window(
         # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
         # only upwards (nothing brighter than the lit floor is floor).
         c_ref = floor_chroma if floor_chroma is not None else _chromaticity_of_lab(floor_lab)
-        c_sq = chroma_of_smoothed(smoothed[ring]) - c_ref
+        c_sq = chroma_of_smoothed(pixels_at(smoothed, ring)) - c_ref
         c_sq *= c_sq
         c_d = np.sqrt(c_sq[:, 0] + c_sq[:, 1])
         lit = (
@@ -1226,11 +1231,12 @@ def _unlike_floor(
     upwards.
     """
     if floor_px.sum() >= 8:
-        c_floor = column_medians(chroma[floor_px])
-        c_spread = float(median(np.abs(chroma[floor_px] - c_floor).ravel())) * 1.48
+        on_floor = pixels_at(chroma, floor_px)
+        c_floor = column_medians(on_floor)
+        c_spread = float(median(np.abs(on_floor - c_floor).ravel())) * 1.48
         l_spread = float(np.std(lab[..., 0][floor_px]))
     else:
-        c_floor = column_medians(chroma[ring]) if ring.sum() else np.zeros(2, np.float32)
+        c_floor = column_medians(pixels_at(chroma, ring)) if ring.sum() else np.zeros(2, np.float32)
         c_spread, l_spread = 0.01, 12.0
     c_tol = max(0.035, 4.0 * c_spread)
     l_tol = float(np.clip(2.5 * l_spread, 18.0, 45.0))
@@ -1288,7 +1294,7 @@ def _in_floor_shade(blurred: Image, floor_px: npt.NDArray[np.bool_]) -> npt.NDAr
     other tests.
     """
     px = blurred.astype(np.float32)
-    f = column_medians(px[floor_px])
+    f = column_medians(pixels_at(px, floor_px))
     norm = float(np.linalg.norm(f))
     if norm < 30.0:
         return np.zeros(blurred.shape[:2], bool)

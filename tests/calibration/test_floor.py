@@ -193,3 +193,18 @@ def test_component_areas_are_opencvs_statistics(h: int, w: int) -> None:
         want_n, want_labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
         assert n == want_n and np.array_equal(labels, want_labels)
         assert areas.dtype == np.int32 and np.array_equal(areas, stats[:, cv2.CC_STAT_AREA])
+
+
+def test_pixels_at_is_boolean_indexing() -> None:
+    # The floor's and the dice's pixels are gathered so: the same array as image[mask],
+    # for any pixel type and channel count, and for strided views (every other pixel).
+    from calibration.floor import pixels_at
+
+    rng = np.random.default_rng(3)
+    for dtype in (np.uint8, np.float32, np.float64):
+        for channels in (1, 2, 3, 4):
+            img = (rng.random((37, 53, channels)) * 255).astype(dtype)
+            for view in (img, img[::2, ::2], img[1::3, 2::2], img[:, ::-1], img[5:20, 3:40]):
+                mask = rng.random(view.shape[:2]) > 0.4
+                got, want = pixels_at(view, mask), view[mask]
+                assert got.dtype == want.dtype and np.array_equal(got, want)
