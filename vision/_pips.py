@@ -381,9 +381,8 @@ def _split_merged(
 
 #: Unit directions of 16 rays (opposite rays 8 apart) and the radii sampled along them, in
 #: pip radii, for measuring a blob's roundness.
-_RAYS = np.stack(
-    [np.cos(np.arange(16) * np.pi / 8), np.sin(np.arange(16) * np.pi / 8)], axis=1
-).astype(np.float32)
+_RAY_ANGLES = np.arange(16) * np.pi / 8
+_RAYS = np.stack([np.cos(_RAY_ANGLES), np.sin(_RAY_ANGLES)], axis=1).astype(np.float32)
 _RADII = np.linspace(0.2, 1.9, 18, dtype=np.float32)
 
 
@@ -469,12 +468,11 @@ def roundness_apart(
     ring = cands.ring_gray[members]
     inside = ring + cands.polarity[members] * cands.contrast[members]
     radius = _ray_radii(planes, chan, xy, r, inside, ring)
-    rays = np.arctan2(_RAYS[:, 1], _RAYS[:, 0])  # (16,)
     d = xy[None, :, :] - xy[:, None, :]  # (N, N, 2): from pip i to pip j
     dist = np.hypot(d[..., 0], d[..., 1])
     bearing = np.arctan2(d[..., 1], d[..., 0])
     reach = np.arctan2(r[None, :], np.maximum(dist, 1e-6)) + np.pi / 16
-    off = np.abs((rays[None, None, :] - bearing[..., None] + np.pi) % (2 * np.pi) - np.pi)
+    off = np.abs((_RAY_ANGLES[None, None, :] - bearing[..., None] + np.pi) % (2 * np.pi) - np.pi)
     n = xy.shape[0]
     # A sibling less than a pip's width away, edge to edge: the blur that joins pips
     # spreads about a radius beyond each one's edge (the rays run out to 1.9 radii).

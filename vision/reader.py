@@ -2233,6 +2233,13 @@ def _big_one_pip(cands: PipCandidates, k: int, params: ReaderParams) -> bool:
     return not _pips_beside(cands, k, (x, y), reach, least_diam=0.8, least_roundness=0.0)
 
 
+def _round_enough(roundness: npt.NDArray[np.float32], params: ReaderParams) -> bool:
+    """Whether a face's pips (their roundness) look like pips seen from above."""
+    return (
+        float(mean_rows(roundness)) >= params.min_face_roundness and float(roundness.min()) >= 0.5
+    )
+
+
 def _check_face(
     fit: FaceFit,
     cands: PipCandidates,
@@ -2253,15 +2260,12 @@ def _check_face(
         if roundness_k < _ROUND_ONE and float(cands.contrast[k]) < 4.0 * params.min_pip_contrast:
             return None
     roundness = cands.roundness[members]
-    mean_round = float(mean_rows(roundness))
-    if (
-        mean_round < params.min_face_roundness or float(roundness.min()) < 0.5
-    ) and fit.value >= _CROWDED:
+    if not _round_enough(roundness, params) and fit.value >= _CROWDED:
         # Four pips or more may crowd their face: measured apart from each other.
         roundness = roundness_apart(planes, cands, members)
-        mean_round = float(mean_rows(roundness))
-    if mean_round < params.min_face_roundness or float(roundness.min()) < 0.5:
+    if not _round_enough(roundness, params):
         return None
+    mean_round = float(mean_rows(roundness))
     diam = float(mean_rows(cands.diam[members]))
     contrast = cands.contrast[members]
     mean_contrast = float(mean_rows(contrast))
