@@ -153,7 +153,14 @@ def chromaticity(image_bgr: Image) -> npt.NDArray[np.float32]:
     Dark pixels are damped towards grey (their colour is mostly noise). Brightness is
     divided out, so a shadow keeps the chromaticity of what it falls on.
     """
-    return chroma_of_smoothed(np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.uint8))
+    return chroma_of_smoothed(smoothed_for_chroma(image_bgr))
+
+
+def smoothed_for_chroma(image_bgr: Image) -> Image:
+    """The photo smoothed as :func:`chromaticity` smooths it: a pixel's chromaticity is
+    :func:`chroma_of_smoothed` of its pixel here, so it may be worked out for the pixels
+    needed alone (:func:`pixels_at`)."""
+    return np.asarray(cv2.GaussianBlur(image_bgr, (5, 5), 0), np.uint8)
 
 
 def chroma_of_smoothed(blur: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -241,7 +248,7 @@ def find_floor(
     edge = np.concatenate([region[0, :], region[-1, :], region[:, 0], region[:, -1]])
     frame_share = float(np.count_nonzero(edge)) / edge.size
     polygon, shape, share = _outline(region)
-    blur = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
+    blur = smoothed_for_chroma(small)
     # Only the floor's own pixels are needed: their chromaticity alone is computed.
     floor_bgr = pixels_at(blur[::2, ::2], sub)
     if shape == "rect":

@@ -37,6 +37,7 @@ from calibration.floor import (
     colour_distance,
     find_floor,
     pixels_at,
+    smoothed_for_chroma,
     work_copy,
 )
 from calibration.profile import TrayProfile, die_top_side_px, die_units_from_sizes, has_moved
@@ -391,9 +392,9 @@ def _floor_chroma(image: Image, polygon: FloatArray) -> npt.NDArray[np.float32] 
     if mask.sum() < 20:
         return None
     # The chromaticity of the floor's pixels alone: per pixel the same numbers as of the
-    # whole copy's (see calibration.floor.chromaticity), at a fraction of the work.
-    smoothed = np.asarray(cv2.GaussianBlur(small, (5, 5), 0), np.uint8)
-    return np.asarray(column_medians(chroma_of_smoothed(pixels_at(smoothed, mask > 0))), np.float32)
+    # whole copy's, at a fraction of the work.
+    on_floor = pixels_at(smoothed_for_chroma(small), mask > 0)
+    return np.asarray(column_medians(chroma_of_smoothed(on_floor)), np.float32)
 
 
 def _tol(std: Sequence[float]) -> float:
@@ -1140,9 +1141,7 @@ def _measure_window(
         local = column_medians(pixels_at(lab, ring))
     dist = colour_distance(lab, tuple(float(v) for v in local), _DIE_L_WEIGHT)
     floor_share = 0.0
-    # Smoothed as calibration.floor.chromaticity smooths: the chromaticity of a pixel is
-    # then the same number whether it is worked out for the whole crop or for the ring alone.
-    smoothed = np.asarray(cv2.GaussianBlur(crop, (5, 5), 0), np.uint8)
+    smoothed = smoothed_for_chroma(crop)
     if ring.sum() and floor_lab is not None:
         # Floor in a wall's shadow is still floor: compare chromaticity, and lightness
         # only upwards (nothing brighter than the lit floor is floor).
