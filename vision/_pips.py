@@ -180,6 +180,45 @@ def _blobs_at_scale(
         )
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity, False))
+        if swallow:
+            # Blobs of no pip's shape (and no row of pips) that may hold pips, for below.
+            looked = ~keep & inner & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
+            sprawling = looked & (area >= 1.5 * np.pi / 4 * dmin**2) & (fill < _SPRAWL_FILL)
+            sprawling[split] = False
+        if polarity < 0 and swallow:
+            # A dark pip joined to the floor around a light face: near the face's edge the
+            # block's mean rises, so the floor beside the die passes the level too, and the
+            # pips next to the edge (or set less than a pixel apart, as a small six's are)
+            # join it in one sprawling blob. Where that blob rings a light face (most of
+            # what its outline holds besides it is lighter than its neighbourhood), the
+            # pips are looked for in it at a level they clear and the floor does not. Not
+            # every sprawling dark blob: a dark die's swirls or a textured floor would cut
+            # up into pip-sized specks.
+            index = np.array(
+                [
+                    k
+                    for k in np.flatnonzero(sprawling).tolist()
+                    if _rings_light(
+                        gray, np.asarray(mean, np.uint8), np.asarray(labels), origin, st[k], k, base
+                    )
+                ],
+                np.intp,
+            )
+            if index.size:
+                cores_xy, cores_d = _cores(
+                    gray,
+                    np.asarray(mean, np.uint8),
+                    np.asarray(labels),
+                    origin,
+                    np.asarray(st, np.int32),
+                    index,
+                    _RING_CORE_LEVEL * base,
+                    dmin,
+                    dmax,
+                    polarity,
+                )
+                if cores_xy.shape[0]:
+                    out.append((cores_xy, cores_d, polarity, True))
         if polarity > 0 and swallow:
             # Blobs of no pip's shape looked into again, at a level a pip clears and what
             # joins it does not:
@@ -190,9 +229,6 @@ def _blobs_at_scale(
             #   light pip's face passes the level too and swallows the pip.
             # A compact blob smaller than that is a pip too big for this block, whose stark
             # core is glare: it is left alone.
-            looked = ~keep & inner & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
-            sprawling = looked & (area >= 1.5 * np.pi / 4 * dmin**2) & (fill < _SPRAWL_FILL)
-            sprawling[split] = False
             swallowed = looked & (area > 3.0 * np.pi / 4 * dmax**2) & (fill >= _SPRAWL_FILL)
             for chosen, cut in ((sprawling, True), (swallowed, False)):
                 index = np.flatnonzero(chosen)
@@ -292,6 +328,41 @@ _SWALLOW_LEVEL = 4
 _SPRAWL_FILL = 0.5
 
 
+#: A sprawling dark blob rings a light face when at least this share of the pixels its
+#: outline (convex hull) holds besides it are lighter than their neighbourhood; its pips are
+#: then looked for at this many times the search's level. On the shared real photos white
+#: sixes whose close-set pips had run into the floor around their faces were read; at 0.4
+#: dark marbled dice (their bodies ring light pips and swirls, about 0.45) lost readings;
+#: the edges of a textured floor's blobs hold 0 to 0.2.
+_RING_LIGHT = 0.5
+_RING_CORE_LEVEL = 3
+
+
+def _rings_light(
+    gray: npt.NDArray[np.uint8],
+    mean: npt.NDArray[np.uint8],
+    labels: npt.NDArray[np.integer[Any]],
+    origin: tuple[int, int],
+    stats: npt.NDArray[np.int32],
+    k: int,
+    level: int,
+) -> bool:
+    """Whether the blob ``k`` (label - 1; ``stats`` its row) rings a light face: the
+    pixels inside its convex hull that are not its own are mostly lighter than ``mean`` by
+    ``level`` (see ``_RING_LIGHT``). ``labels`` start at ``origin`` (x, y) of ``gray``."""
+    x, y, bw, bh = (int(v) for v in stats[:4])
+    lx, ly = x - origin[0], y - origin[1]
+    own = (labels[ly : ly + bh, lx : lx + bw] == k + 1).view(np.uint8)
+    held = np.zeros_like(own)
+    cv2.fillConvexPoly(held, cv2.convexHull(cv2.findNonZero(own)), 1)
+    rest = held > own
+    n_rest = int(np.count_nonzero(rest))
+    if n_rest == 0:
+        return False
+    lighter = gray[y : y + bh, x : x + bw].astype(np.int16) - mean[y : y + bh, x : x + bw] > level
+    return int(np.count_nonzero(lighter & rest)) >= _RING_LIGHT * n_rest
+
+
 def _cores(
     gray: npt.NDArray[np.uint8],
     mean: npt.NDArray[np.uint8],
@@ -302,18 +373,20 @@ def _cores(
     level: int,
     dmin: float,
     dmax: float,
+    polarity: float = 1.0,
 ) -> tuple[FloatArray, FloatArray]:
     """Centres and diameters of the pip-shaped (:func:`_pip_shaped`) parts of the blobs
-    ``index`` (label - 1) brighter than their neighbourhood's ``mean`` by ``level``.
-    ``labels`` start at ``origin`` (x, y) of ``gray``."""
+    ``index`` (label - 1) brighter (``polarity`` +1) or darker (-1) than their
+    neighbourhood's ``mean`` by ``level``. ``labels`` start at ``origin`` (x, y) of
+    ``gray``."""
     centres: list[FloatArray] = []
     diams: list[FloatArray] = []
     for k in index.tolist():
         x, y, bw, bh = (int(v) for v in stats[k, :4])
         lx, ly = x - origin[0], y - origin[1]
         inside = labels[ly : ly + bh, lx : lx + bw] == k + 1
-        high = mean[y : y + bh, x : x + bw].astype(np.int16) + level
-        core = (gray[y : y + bh, x : x + bw] > high) & inside
+        apart = gray[y : y + bh, x : x + bw].astype(np.int16) - mean[y : y + bh, x : x + bw]
+        core = (apart * int(polarity) > level) & inside
         if not core.any():
             continue
         mask = core.astype(np.uint8)
