@@ -180,6 +180,10 @@ def _blobs_at_scale(
         )
         if split_xy.shape[0]:
             out.append((split_xy, split_d, polarity, False))
+
+        # Blobs looked into again for the pips in them, at a level (see _cores), and
+        # whether what is cut out there is marked as cut loose.
+        looks: list[tuple[npt.NDArray[np.intp], int, bool]] = []
         if swallow:
             # Blobs of no pip's shape (and no row of pips) that may hold pips, for below.
             looked = ~keep & inner & (area <= _SWALLOW_AREA * np.pi / 4 * dmax**2)
@@ -204,21 +208,7 @@ def _blobs_at_scale(
                 ],
                 np.intp,
             )
-            if index.size:
-                cores_xy, cores_d = _cores(
-                    gray,
-                    np.asarray(mean, np.uint8),
-                    np.asarray(labels),
-                    origin,
-                    np.asarray(st, np.int32),
-                    index,
-                    _RING_CORE_LEVEL * base,
-                    dmin,
-                    dmax,
-                    polarity,
-                )
-                if cores_xy.shape[0]:
-                    out.append((cores_xy, cores_d, polarity, True))
+            looks.append((index, _RING_CORE_LEVEL * base, True))
         if polarity > 0 and swallow:
             # Blobs of no pip's shape looked into again, at a level a pip clears and what
             # joins it does not:
@@ -230,23 +220,25 @@ def _blobs_at_scale(
             # A compact blob smaller than that is a pip too big for this block, whose stark
             # core is glare: it is left alone.
             swallowed = looked & (area > 3.0 * np.pi / 4 * dmax**2) & (fill >= _SPRAWL_FILL)
-            for chosen, cut in ((sprawling, True), (swallowed, False)):
-                index = np.flatnonzero(chosen)
-                if not index.size:
-                    continue
-                cores_xy, cores_d = _cores(
-                    gray,
-                    np.asarray(mean, np.uint8),
-                    np.asarray(labels),
-                    origin,
-                    np.asarray(st, np.int32),
-                    index,
-                    _SWALLOW_LEVEL * base,
-                    dmin,
-                    dmax,
-                )
-                if cores_xy.shape[0]:
-                    out.append((cores_xy, cores_d, polarity, cut))
+            looks.append((np.flatnonzero(sprawling), _SWALLOW_LEVEL * base, True))
+            looks.append((np.flatnonzero(swallowed), _SWALLOW_LEVEL * base, False))
+        for index, level, cut in looks:
+            if not index.size:
+                continue
+            cores_xy, cores_d = _cores(
+                gray,
+                np.asarray(mean, np.uint8),
+                np.asarray(labels),
+                origin,
+                np.asarray(st, np.int32),
+                index,
+                level,
+                dmin,
+                dmax,
+                polarity,
+            )
+            if cores_xy.shape[0]:
+                out.append((cores_xy, cores_d, polarity, cut))
         if not np.any(keep):
             continue
         out.append(
