@@ -1792,7 +1792,9 @@ def _pips_beside(
     d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
     apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
     like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
-    return bool(np.any(like & (apart > 0.8 * cands.diam[k]) & (d < reach)))
+    # A blob that holds the pip (the die's whole body, darker than the floor) is none beside it.
+    clear = apart > np.maximum(0.8 * cands.diam[k], 0.5 * (cands.diam - cands.diam[k]))
+    return bool(np.any(like & clear & (d < reach)))
 
 
 def _alike(
@@ -2103,30 +2105,6 @@ def _face_evidence(
     return uniform, distinct
 
 
-#: Directions (cosines, sines; 24 around the circle) of the floor samples around a lone pip.
-_FLOOR_COS = np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False))
-_FLOOR_SIN = np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))
-
-
-def _on_floor(
-    blur: Image, center: tuple[float, float], diam: float, face_bgr: npt.NDArray[np.float32]
-) -> bool:
-    """True when the colour around a lone pip goes on far beyond any die: a speck on the floor.
-
-    Samples a circle of five pip diameters (outside a die around a one-pip face).
-    """
-    h, w = blur.shape[:2]
-    rad = 5.5 * diam
-    xs = np.rint(center[0] + _FLOOR_COS * rad).astype(np.intp)
-    ys = np.rint(center[1] + _FLOOR_SIN * rad).astype(np.intp)
-    ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    if ok.sum() < 12:
-        return False
-    far = blur[ys[ok], xs[ok]].astype(np.float32)
-    same = np.linalg.norm(far - face_bgr, axis=1) < 14.0
-    return bool(same.mean() >= 0.8)
-
-
 def _six_corners(fit: FaceFit, roundness: float) -> bool:
     """Whether a four's grid is flatter (:attr:`FaceFit.squash`) than its pips' median
     ``roundness`` explains.
@@ -2275,8 +2253,6 @@ def _check_face(
     plane = planes[channel]
     face_gray = float(mean_rows(cands.ring_gray[members]))
     if fit.value == 1:
-        if _on_floor(blur, fit.center, diam, cands.ring_bgr[members[0]]):
-            return None
         region = _face_region(fit, cands, blur, 6.0 * diam)
         if region is None:
             return None

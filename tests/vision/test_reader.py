@@ -268,6 +268,30 @@ def test_photo_without_dice_gives_no_dice(art: SimpleNamespace) -> None:
     assert read_array(np.zeros((240, 320, 3), np.uint8)) == ()
 
 
+@pytest.mark.parametrize(
+    "floor", [(190, 192, 194), (200, 200, 200), (60, 110, 50), (150, 170, 190)]
+)
+def test_a_one_the_colour_of_its_floor_is_read_and_specks_on_it_are_not(
+    floor: tuple[int, int, int], art: SimpleNamespace
+) -> None:
+    """White dice on a white table, green dice on green felt: a one's face is then told from
+    the floor by its edge and shade alone. Pip-sized specks on the same floor, with no die
+    around them, are no ones."""
+    rng = np.random.default_rng(1)
+    img = art.background(640, 480, floor)
+    texture = cv2.GaussianBlur(rng.normal(0, 8, (480, 640)).astype(np.float32), (0, 0), 3)
+    img = np.clip(img + texture[..., None], 0, 255).astype(np.uint8)
+    art.draw_die(img, (120, 120), 50, 3)
+    art.draw_die(img, (500, 380), 50, 5)
+    art.draw_die(img, (320, 240), 50, 1, body=floor)
+    for x, y in [(90, 400), (230, 90), (420, 120), (560, 200), (250, 360), (400, 330)]:
+        cv2.circle(img, (x, y), 3 + (x + y) % 3, (30, 30, 30), -1, cv2.LINE_AA)
+    dice = read_array(img)
+    assert [d.value for d in dice] == [3, 1, 5]
+    for d, centre in zip(dice, [(120, 120), (320, 240), (500, 380)], strict=True):
+        assert _close(d, centre, 50)
+
+
 def test_glare_over_the_face_is_never_read_as_a_value(art: SimpleNamespace) -> None:
     img = art.background(320, 240)
     art.draw_die(img, (160, 120), 80, 2, body=(200, 120, 40), pip=(20, 20, 20))
@@ -440,6 +464,21 @@ def test_a_lone_pip_with_another_pip_on_its_face_is_not_a_one(art: SimpleNamespa
     dice = read_array(img)
     assert [d.value for d in dice] == [None]
     assert dice[0].flags == ("uncertain",)
+
+
+def test_the_blob_of_a_dies_whole_body_is_no_pip_beside_its_one(art: SimpleNamespace) -> None:
+    from vision.reader import _pips_beside
+
+    # An orange die on a light floor is darker than the floor all over: the pip search may
+    # find its whole body (and shade) as one round dark blob around the one's pip. That blob
+    # holds the pip; it is no second pip on the face. Pips that crowd each other (a small
+    # three's, overlapping) and a pip of a five beside the centre one still count.
+    body = art.candidates([(100.0, 100.0), (103.0, 108.0)], diam=[7.3, 48.0])
+    assert not _pips_beside(body, 0, (100.0, 101.0), 10.0)
+    crowded = art.candidates([(100.0, 100.0), (103.0, 105.0)], diam=6.6)
+    assert _pips_beside(crowded, 0, (100.0, 101.0), 10.0)
+    five = art.candidates([(100.0, 100.0), (90.0, 90.0)], diam=[7.0, 6.5])
+    assert _pips_beside(five, 0, (100.0, 100.0), 16.0)
 
 
 def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
