@@ -2065,8 +2065,9 @@ def _face_evidence(
     angle: float,
     pips: npt.NDArray[np.float32],
     diam: float,
-) -> tuple[float, float]:
-    """How much the fitted square looks like a die face: ``(uniform, distinct)`` shares.
+) -> tuple[float, float, npt.NDArray[np.float32], float]:
+    """How much the fitted square looks like a die face: ``(uniform, distinct)`` shares,
+    with the face's colour and the least colour distance that tells a surround from it.
 
     ``uniform`` is the share of points inside the square (off the ``pips`` (K, 2), of
     diameter ``diam``) that have the face's colour; ``distinct`` the share of the square's
@@ -2087,7 +2088,7 @@ def _face_evidence(
         0.8 * diam
     )
     if int(off_pip.sum()) < 6:
-        return 0.0, 0.0
+        return 0.0, 0.0, np.zeros(3, np.float32), 28.0
     radius = max(1.0, 0.06 * side)
     inside = _sample_around(blur, inner[off_pip], radius)
     face = _median(inside)
@@ -2099,10 +2100,66 @@ def _face_evidence(
     # the surroundings at three distances out from the centre.
     outside = _sample_around(blur, place(_OUTER), radius)
     # A busy face (translucent, marbled) is no reason to ask for a starker surround.
-    differs = np.linalg.norm(outside - face, axis=1) > max(28.0, min(3.0 * noise, 55.0))
+    apart = max(28.0, min(3.0 * noise, 55.0))
+    differs = np.linalg.norm(outside - face, axis=1) > apart
     sides = differs.reshape(3, 4, 5).sum(axis=2) >= 3
     distinct = float(sides.any(axis=0).mean())
-    return uniform, distinct
+    return uniform, distinct, face, apart
+
+
+#: Least side (work pixels) of a face judged by its outline alone: the band where its edge
+#: lies is then five pixels wide or more.
+_OUTLINE_SIDE = 24.0
+#: Where a face's outline is looked for (:func:`_outlined`): out along each side's normal
+#: from the face's centre, in face sides, the band where a die's edge lies; the width within
+#: which each place along the side must cross it; the places along the side.
+_EDGE_BAND = (0.44, 0.64)
+_EDGE_WIDTH = 0.08
+_EDGE_ALONG = np.linspace(-0.2, 0.2, 5, dtype=np.float32)
+#: The four sides' outward normals and directions along them, in the face's own axes.
+_EDGE_SIDES = np.array(
+    [[[-1, 0], [0, 1]], [[1, 0], [0, 1]], [[0, -1], [1, 0]], [[0, 1], [1, 0]]], np.float32
+)
+
+
+def _outlined(
+    blur: Image,
+    center: tuple[float, float],
+    side: float,
+    angle: float,
+    face: npt.NDArray[np.float32],
+    tol: float,
+) -> bool:
+    """Whether a fitted face is outlined all round: on each of its four sides a line parallel
+    to the side (the die's edge, its bevel or its shadow) unlike the face's colour, which
+    each of five places along the side crosses within the same band, 0.08 sides wide.
+
+    A die the colour of its floor (white on a white table, green on green felt) stands out
+    by its outline alone; specks on a plain floor have none, and a floor's texture seldom
+    draws unbroken lines parallel to a fitted face on all four sides. Sampled a pixel apart
+    across the band, so a line one pixel wide is not stepped over.
+    """
+    steps = max(6, int(np.ceil((_EDGE_BAND[1] - _EDGE_BAND[0]) * side)) + 1)
+    out = np.linspace(_EDGE_BAND[0], _EDGE_BAND[1], steps, dtype=np.float32)
+    width = max(3, round(_EDGE_WIDTH / float(out[1] - out[0])) + 1)
+    # (4 sides, 5 places along, steps out, 2): face-axis coordinates, in face sides.
+    uv = (
+        _EDGE_SIDES[:, None, None, 0, :] * out[None, None, :, None]
+        + _EDGE_SIDES[:, None, None, 1, :] * _EDGE_ALONG[None, :, None, None]
+    )
+    g = uv.reshape(-1, 2) * side
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    h, w = blur.shape[:2]
+    xs = np.rint(center[0] + g[:, 0] * ca - g[:, 1] * sa).astype(np.intp)
+    ys = np.rint(center[1] + g[:, 0] * sa + g[:, 1] * ca).astype(np.intp)
+    if xs.min() < 0 or ys.min() < 0 or xs.max() >= w or ys.max() >= h:
+        return False
+    diff = np.linalg.norm(blur[ys, xs].astype(np.float32) - face, axis=1)
+    hit = (diff > tol).reshape(4, _EDGE_ALONG.shape[0], steps)
+    # Running "any" over ``width`` steps out: whether each place crosses the line there.
+    cum = np.concatenate([np.zeros((4, _EDGE_ALONG.shape[0], 1), np.intp), hit.cumsum(axis=2)], 2)
+    within = (cum[..., width:] - cum[..., :-width]) > 0
+    return bool(within.all(axis=1).any(axis=1).all())
 
 
 def _six_corners(fit: FaceFit, roundness: float) -> bool:
@@ -2290,13 +2347,21 @@ def _check_face(
             support = _face_support(blur, fit, cands.ring_bgr[members], mean_contrast, pol, channel)
             if support < 0.35:
                 return None
-            uniform, distinct = _face_evidence(
+            uniform, distinct, face_colour, apart = _face_evidence(
                 blur, fit.center, size, fit.angle, cands.xy[members], diam
             )
             # Pips at the smallest size searched are the weakest evidence (render or sensor
             # noise makes such specks): their face must stand out on two sides.
             least = params.min_face_distinct * (2.0 if diam < 1.4 * params.min_pip_px else 1.0)
-            if uniform < params.min_face_uniformity or distinct < least:
+            if uniform < params.min_face_uniformity:
+                return None
+            # A face the colour of its floor may stand out by its outline alone, when it is
+            # big enough for its edge to be told from specks beside it.
+            if distinct < least and not (
+                diam >= 1.4 * params.min_pip_px
+                and size >= _OUTLINE_SIDE
+                and _outlined(blur, fit.center, size, fit.angle, face_colour, apart)
+            ):
                 return None
             quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
     if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):

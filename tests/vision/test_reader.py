@@ -292,6 +292,51 @@ def test_a_one_the_colour_of_its_floor_is_read_and_specks_on_it_are_not(
         assert _close(d, centre, 50)
 
 
+@pytest.mark.parametrize("side", [32, 48, 80])
+@pytest.mark.parametrize("shadow", [True, False])
+def test_dice_the_colour_of_their_floor_are_read_by_their_outline(
+    side: int, shadow: bool, art: SimpleNamespace
+) -> None:
+    """White dice on a near-white table: no ring around a two's or a three's face differs
+    from it, and only the die's edge (and its shadow, when the light casts one) outlines it.
+    Before the outline counted, the twos and threes were missed at every size."""
+    img = art.background(640, 480, (225, 225, 225), seed=side)
+    places = [(110 + 210 * (i % 3), 130 + 220 * (i // 3)) for i in range(6)]
+    for (x, y), value in zip(places, range(1, 7), strict=True):
+        art.draw_die(
+            img, (x, y), side, value, angle_deg=7.0 * value, body=(230, 230, 230), shadow=shadow
+        )
+    dice = read_array(img)
+    assert [d.value for d in dice] == [1, 2, 3, 4, 5, 6]
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, side)
+
+
+def test_an_outline_must_run_unbroken_round_all_four_sides(art: SimpleNamespace) -> None:
+    from vision.reader import _outlined
+
+    face = np.array([230.0, 230.0, 230.0], np.float32)
+    img = art.background(200, 200, (225, 225, 225))
+    art.draw_die(img, (100, 100), 60, 2, body=(230, 230, 230), shadow=False)
+    blur = cv2.GaussianBlur(img, (3, 3), 0)
+    assert _outlined(blur, (100.0, 100.0), 60.0, 0.0, face, 28.0)
+    # The same two pips with no die around them, or with lines on two sides only (wood
+    # grain running past them), or a broken line, are not outlined.
+    bare = art.background(200, 200, (225, 225, 225))
+    for x, y in art.pip_places((100, 100), 60, 2):
+        cv2.circle(bare, (round(x), round(y)), 6, (20, 20, 20), -1, cv2.LINE_AA)
+    assert not _outlined(cv2.GaussianBlur(bare, (3, 3), 0), (100.0, 100.0), 60.0, 0.0, face, 28.0)
+    grain = bare.copy()
+    for y in (68, 132):
+        cv2.line(grain, (0, y), (199, y), (150, 150, 150), 2)
+    assert not _outlined(cv2.GaussianBlur(grain, (3, 3), 0), (100.0, 100.0), 60.0, 0.0, face, 28.0)
+    broken = grain.copy()
+    cv2.line(broken, (68, 0), (68, 199), (150, 150, 150), 2)
+    cv2.line(broken, (132, 0), (132, 199), (150, 150, 150), 2)
+    cv2.rectangle(broken, (120, 60), (140, 95), (225, 225, 225), -1)
+    assert not _outlined(cv2.GaussianBlur(broken, (3, 3), 0), (100.0, 100.0), 60.0, 0.0, face, 28.0)
+
+
 def test_glare_over_the_face_is_never_read_as_a_value(art: SimpleNamespace) -> None:
     img = art.background(320, 240)
     art.draw_die(img, (160, 120), 80, 2, body=(200, 120, 40), pip=(20, 20, 20))
