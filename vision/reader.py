@@ -1201,8 +1201,7 @@ def _read_work(
     # Kept only when it reads far more: stretched back, the side faces a camera looking
     # aslant sees are as square as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
-    if sum(d.value is not None for _diam, d in again) < _ASLANT_GAIN * first + 2:
-        return dice, n_candidates, stark.diam, faces
+    far_more = sum(d.value is not None for _diam, d in again) >= _ASLANT_GAIN * first + 2
     shrink = float(np.sqrt(squash))
     mapped = []
     for diam, d in again:
@@ -1219,7 +1218,28 @@ def _read_work(
                 ),
             )
         )
+    if not far_more and not _more_pips_in_place(dice, mapped):
+        return dice, n_candidates, stark.diam, faces
     return mapped, n_again, stark.diam, None
+
+
+def _more_pips_in_place(first: list[tuple[float, _Die]], again: list[tuple[float, _Die]]) -> bool:
+    """Whether the stretched reading ``again`` (mapped back) reads, where the first reading
+    read its dice, bigger faces: every die of the first lies on a read die of ``again``,
+    which reads no more dice, and more pips in all or as many on fewer dice (a six seen
+    aslant whose two columns were read as two threes, or that was not read at all)."""
+    read = [d for _diam, d in again if d.value is not None]
+    if not read or len(again) > max(1, len(first)):
+        return False
+    for _diam, d in first:
+        if not any(
+            np.hypot(d.center[0] - o.center[0], d.center[1] - o.center[1]) < 0.5 * o.size
+            for o in read
+        ):
+            return False
+    pips, pips_again = sum(d.value or 0 for _diam, d in first), sum(d.value or 0 for d in read)
+    # As many pips on fewer dice: a face's pips read as parts of two faces.
+    return pips_again > pips or (pips_again == pips and len(read) < len(first))
 
 
 class _Stark(NamedTuple):
