@@ -823,6 +823,29 @@ def test_a_lone_six_seen_aslant_is_read_stretched_back(
     assert np.hypot(dice[0].center[0] - 160, dice[0].center[1] - 160 * squash) < 6.0
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: pips flattened to 0.6 and blurred are split in two or lost, and a five "
+    "among several dice is read as a three (session 29; a waist test cost nell's blurred sixes)",
+)
+@pytest.mark.parametrize("side", [48, 72])
+def test_several_dice_seen_far_aslant_and_blurred_are_not_misread(
+    side: int, art: SimpleNamespace
+) -> None:
+    img = art.background(640, 640, (90, 120, 60), seed=side)
+    places = [(110 + 210 * (i % 3), 160 + 300 * (i // 3)) for i in range(6)]
+    for (x, y), value in zip(places, range(1, 7), strict=True):
+        art.draw_die(img, (x, y), side, value, angle_deg=13.0 * value)
+    aslant = cv2.GaussianBlur(
+        cv2.resize(img, (640, 384), interpolation=cv2.INTER_AREA), (0, 0), 1.2
+    )
+    for d in read_array(np.ascontiguousarray(aslant)):
+        if d.value is None:
+            continue
+        i = int(np.argmin([np.hypot(d.center[0] - x, d.center[1] - 0.6 * y) for x, y in places]))
+        assert d.value == i + 1
+
+
 def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
     art: SimpleNamespace,
 ) -> None:
