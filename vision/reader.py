@@ -1224,12 +1224,19 @@ def _read_work(
 
 
 def _more_pips_in_place(first: list[tuple[float, _Die]], again: list[tuple[float, _Die]]) -> bool:
-    """Whether the stretched reading ``again`` (mapped back) reads, where the first reading
-    read its dice, bigger faces: every die of the first lies on a read die of ``again``,
-    which reads no more dice, and more pips in all or as many on fewer dice (a six seen
-    aslant whose two columns were read as two threes, or that was not read at all)."""
+    """Whether the stretched reading ``again`` (mapped back) reads better where the first
+    reading read, and nothing beside it: every die of the first lies on a read die of
+    ``again``; every other die of ``again`` lies ``_APART`` die sides or more from the
+    first's dice; the faces ``again`` reads are alike in size (``_ALIKE_SIZES``); and
+    ``again`` reads more pips in all, or as many on fewer dice (a six
+    seen aslant whose two columns were read as two threes, a lone six not read at all, a
+    five read as a three among dice that were missed)."""
     read = [d for _diam, d in again if d.value is not None]
-    if not read or len(again) > max(1, len(first)):
+    if not read:
+        return False
+    sizes = [d.size for d in read]
+    if max(sizes) > _ALIKE_SIZES * min(sizes):
+        # A face fitted across a top face and its side face is bigger than the dice beside it.
         return False
     for _diam, d in first:
         if not any(
@@ -1237,9 +1244,26 @@ def _more_pips_in_place(first: list[tuple[float, _Die]], again: list[tuple[float
             for o in read
         ):
             return False
+    # A die the first reading did not read must lie apart from every die it read: the side
+    # face of a die read, stretched back about as square as its top, lies right beside it.
+    for _diam, o in again:
+        beside = [
+            np.hypot(d.center[0] - o.center[0], d.center[1] - o.center[1]) / max(d.size, o.size)
+            for _diam, d in first
+        ]
+        if beside and min(beside) >= 0.5 and min(beside) < _APART:
+            return False
     pips, pips_again = sum(d.value or 0 for _diam, d in first), sum(d.value or 0 for d in read)
     # As many pips on fewer dice: a face's pips read as parts of two faces.
     return pips_again > pips or (pips_again == pips and len(read) < len(first))
+
+
+#: A die read only stretched back lies this many die sides or more from every die the first
+#: reading read (:func:`_more_pips_in_place`).
+_APART = 1.6
+#: ... and its read dice are alike in size to this ratio (within a photo perspective makes
+#: them differ by less).
+_ALIKE_SIZES = 1.5
 
 
 class _Stark(NamedTuple):
