@@ -1183,7 +1183,8 @@ def _read_work(
     A photo taken aslant flattens every top face, and its pips, along the direction the
     camera looks; the grid fits want square faces. When the photo's stark pips say so (all
     flattened alike, in one direction), the photo is read again stretched back along that
-    direction, and that reading is kept when it reads far more dice.
+    direction, and that reading is kept when it reads far more dice, or better where the
+    first reading read (:func:`_more_pips_in_place`).
     """
     dice, n_candidates, stark, faces = _read_plain(work, params)
     if stark.aslant is None:
@@ -1198,8 +1199,9 @@ def _read_work(
         dtype=np.uint8,
     )
     again, n_again, _again_stark, _again_faces = _read_plain(stretched, params)
-    # Kept only when it reads far more: stretched back, the side faces a camera looking
-    # aslant sees are as square as the top faces, and some read as dice.
+    # Kept when it reads far more, or reads better where the first reading read and nothing
+    # beside it: stretched back, the side faces a camera looking aslant sees are as square
+    # as the top faces, and some read as dice.
     first = sum(d.value is not None for _diam, d in dice)
     far_more = sum(d.value is not None for _diam, d in again) >= _ASLANT_GAIN * first + 2
     shrink = float(np.sqrt(squash))
@@ -1228,9 +1230,9 @@ def _more_pips_in_place(first: list[tuple[float, _Die]], again: list[tuple[float
     reading read, and nothing beside it: every die of the first lies on a read die of
     ``again``; every other die of ``again`` lies ``_APART`` die sides or more from the
     first's dice; the faces ``again`` reads are alike in size (``_ALIKE_SIZES``); and
-    ``again`` reads more pips in all, or as many on fewer dice (a six
-    seen aslant whose two columns were read as two threes, a lone six not read at all, a
-    five read as a three among dice that were missed)."""
+    ``again`` reads more pips in all, or as many on fewer dice (a six seen aslant whose two
+    columns were read as two threes, a lone six not read at all, a five read as a three
+    among dice that were missed)."""
     read = [d for _diam, d in again if d.value is not None]
     if not read:
         return False
