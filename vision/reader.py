@@ -2104,6 +2104,16 @@ def _sample_around(
     return out
 
 
+def _on_face(
+    center: tuple[float, float], side: float, angle: float, uv: npt.NDArray[np.float32]
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Image ``(x, y)`` of points ``uv`` (K, 2) given in a face's own axes, in face sides
+    from its centre (the face ``side`` pixels wide, turned ``angle`` radians)."""
+    g = uv * side
+    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    return center[0] + g[:, 0] * ca - g[:, 1] * sa, center[1] + g[:, 0] * sa + g[:, 1] * ca
+
+
 def _face_evidence(
     blur: Image,
     center: tuple[float, float],
@@ -2120,14 +2130,9 @@ def _face_evidence(
     four sides whose ring just outside differs from it. Pips on a wood grain or a speckled
     table have no face: what surrounds them is the same colour as between them.
     """
-    ca, sa = float(np.cos(angle)), float(np.sin(angle))
 
     def place(uv: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        g = uv * side
-        return np.stack(
-            [center[0] + g[:, 0] * ca - g[:, 1] * sa, center[1] + g[:, 0] * sa + g[:, 1] * ca],
-            axis=1,
-        ).astype(np.float32)
+        return np.stack(_on_face(center, side, angle, uv), axis=1).astype(np.float32)
 
     inner = place(_INNER)
     off_pip = np.linalg.norm(inner[:, None, :] - pips[None, :, :], axis=2).min(axis=1) > (
@@ -2193,11 +2198,9 @@ def _outlined(
         _EDGE_SIDES[:, None, None, 0, :] * out[None, None, :, None]
         + _EDGE_SIDES[:, None, None, 1, :] * _EDGE_ALONG[None, :, None, None]
     )
-    g = uv.reshape(-1, 2) * side
-    ca, sa = float(np.cos(angle)), float(np.sin(angle))
+    px, py = _on_face(center, side, angle, uv.reshape(-1, 2))
     h, w = blur.shape[:2]
-    xs = np.rint(center[0] + g[:, 0] * ca - g[:, 1] * sa).astype(np.intp)
-    ys = np.rint(center[1] + g[:, 0] * sa + g[:, 1] * ca).astype(np.intp)
+    xs, ys = np.rint(px).astype(np.intp), np.rint(py).astype(np.intp)
     if xs.min() < 0 or ys.min() < 0 or xs.max() >= w or ys.max() >= h:
         return False
     diff = np.linalg.norm(blur[ys, xs].astype(np.float32) - face, axis=1)
