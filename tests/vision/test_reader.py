@@ -1359,10 +1359,15 @@ def test_a_pip_of_another_die_one_step_beyond_a_two_is_no_row(art: SimpleNamespa
         )
 
     two = np.array([0, 1], np.intp)
+    grey = np.full((240, 240, 3), (64, 65, 66), np.uint8)
     # On the same grey: a ruler's marks or a perforated strip. On a red die's face (the
     # die beside it, whose pip happens to lie there): no row.
-    assert _in_a_row(cands((64, 65, 66)), two, DEFAULTS.max_face_color_dist)
-    assert not _in_a_row(cands((40, 40, 150)), two, DEFAULTS.max_face_color_dist)
+    assert _in_a_row(cands((64, 65, 66)), two, DEFAULTS.max_face_color_dist, grey)
+    assert not _in_a_row(cands((40, 40, 150)), two, DEFAULTS.max_face_color_dist, grey)
+    # A die of the same grey beside it, with light floor between the two: no row either.
+    parted = grey.copy()
+    cv2.line(parted, (108, 132), (132, 108), (200, 200, 200), 9)
+    assert not _in_a_row(cands((64, 65, 66)), two, DEFAULTS.max_face_color_dist, parted)
 
 
 @pytest.mark.parametrize(("apart", "values"), [(0.85, [None]), (1.05, [2, 2])])
@@ -1454,3 +1459,79 @@ def test_a_pip_holding_a_speck_half_as_stark_is_a_pip(art: SimpleNamespace) -> N
         near = np.hypot(cands.xy[:, 0] - px, cands.xy[:, 1] - py) < 3.0
         assert np.any(near & (cands.diam > 10.0)), (px, py)
     assert [d.value for d in read_array(img)] == [4]
+
+
+@pytest.mark.parametrize(
+    ("body", "shadow", "turns"),
+    [
+        ((45, 40, 40), True, (43.7, 80.1, 84.1, 32.2, 51.4, 29.0)),
+        ((70, 70, 75), False, (86.3, 33.2, 49.7, 53.5, 76.3, 13.1)),
+    ],
+)
+def test_big_dark_dice_are_no_pips_of_a_one(
+    body: tuple[int, int, int], shadow: bool, turns: tuple[float, ...], art: SimpleNamespace
+) -> None:
+    """Dark dice 80 px wide with red pips on a light floor: each die is a dark blob as round
+    by its widths as a pip (its shadow rounds it more), and it was read as a one the size of
+    the photo whose face was the floor, hiding every die (or, read again smaller, the dice
+    as the pips of one giant four). A one's pip is a disc, not a square; and a blob that
+    holds a face read is that face's die."""
+    img = art.background(640, 480, (200, 200, 200), seed=80)
+    places = [(110 + 210 * (i % 3), 130 + 220 * (i // 3)) for i in range(6)]
+    for (x, y), value, turn in zip(places, range(1, 7), turns, strict=True):
+        art.draw_die(
+            img, (x, y), 80, value, angle_deg=turn, body=body, pip=(45, 45, 195), shadow=shadow
+        )
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    dice = read_bytes(data.tobytes()).dice
+    assert [d.value for d in dice] == [1, 2, 3, 4, 5, 6]
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 80)
+
+
+def test_a_blob_is_square_or_round_by_its_corners(art: SimpleNamespace) -> None:
+    """The test behind the first case above, on its own: a dark die's body fills its least
+    rectangle, a pip of the same width fills about pi/4 of it."""
+    from vision.reader import _square_blob
+
+    img = art.background(640, 480, (200, 200, 200))
+    box = cv2.boxPoints(((200.0, 240.0), (70.0, 70.0), 25.0))
+    cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32), (40, 40, 40), cv2.LINE_AA, 4)
+    cv2.circle(img, (440, 240), 38, (40, 40, 40), -1, cv2.LINE_AA)
+    cands = find_pip_candidates(img, make_planes(img), DEFAULTS).cands
+    square = int(np.argmin(np.hypot(cands.xy[:, 0] - 200, cands.xy[:, 1] - 240)))
+    disc = int(np.argmin(np.hypot(cands.xy[:, 0] - 440, cands.xy[:, 1] - 240)))
+    assert cands.diam[square] > 50 and cands.diam[disc] > 50
+    assert _square_blob(make_planes(img), cands, square)
+    assert not _square_blob(make_planes(img), cands, disc)
+
+
+def test_a_face_read_inside_a_lone_blob_makes_it_a_die_not_a_pip() -> None:
+    from vision.reader import _holds_face
+
+    one = _Die(1, (100.0, 100.0), 400.0, 0.8, (), layout=1)
+    two = _Die(2, (104.0, 97.0), 75.0, 1.0, (), layout=2)
+    assert _holds_face(100.0, one, two)
+    # A one's pip beside a die (not holding it), or holding a face far bigger than itself,
+    # or a face asked about, is left alone.
+    assert not _holds_face(100.0, one, two._replace(center=(170.0, 100.0)))
+    assert not _holds_face(40.0, one, two)
+    assert not _holds_face(100.0, one, two._replace(value=None))
+
+
+def test_a_two_in_a_row_with_the_pip_of_a_die_beyond_the_floor_is_read(
+    art: SimpleNamespace,
+) -> None:
+    """Black dice 130 px wide, a two right above a five: the two's diagonal runs on, one
+    step beyond its lower pip, onto the five's pip. A row of like blobs on one surface is a
+    ruler's marks, but floor parts these two dice."""
+    img = art.background(640, 480, (200, 200, 200), seed=130)
+    places = [(110 + 210 * (i % 3), 130 + 220 * (i // 3)) for i in range(6)]
+    turns = (55.4, 34.5, 89.7, 88.3, 61.7, 58.5)
+    for (x, y), value, turn in zip(places, range(1, 7), turns, strict=True):
+        art.draw_die(
+            img, (x, y), 130, value, angle_deg=turn, body=(35, 35, 35), pip=(235, 235, 235)
+        )
+    dice = read_array(img)
+    assert [d.value for d in dice] == [1, 2, 3, 4, 5, 6]
