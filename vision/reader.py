@@ -1595,7 +1595,9 @@ def _select(checked: _Checked) -> list[tuple[float, _Die]]:
     upright = checked.upright
     dice: list[tuple[float, _Die]] = []
     for diam, die in checked.faces:
-        if any(_holds_face(diam, die, o) for _od, o in checked.faces):
+        if die.layout == 1 and any(_holds_face(diam, die, o) for _od, o in checked.faces):
+            # A lone "pip" holding a face read: that face's die, not a one (a dark die on
+            # a light floor, round in its shadow).
             continue
         if upright and any(_one_read(o, die) and _above(o, die) for _od, o in dice):
             # Seen from the side of the table, a die shows its top face above the side
