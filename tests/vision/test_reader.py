@@ -1535,3 +1535,22 @@ def test_a_two_in_a_row_with_the_pip_of_a_die_beyond_the_floor_is_read(
         )
     dice = read_array(img)
     assert [d.value for d in dice] == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("turn", [45.0, 60.0, 80.0])
+def test_touching_dice_in_a_row_are_each_read(turn: float, art: SimpleNamespace) -> None:
+    """Three white dice 100 px wide touching in a row, a three, a one and a two: the one's
+    pip and a pip of each die beside it lie on one line, and the three fitted to them (then
+    refused: its face is three dice) took the pips of each die's own face. Not one die was
+    read. A refused face's cluster is fitted again without it."""
+    img = art.background(640, 480, (60, 120, 50), seed=1)
+    a = np.deg2rad(turn)
+    places = [(320 + k * 102 * np.cos(a), 240 + k * 102 * np.sin(a)) for k in (-1, 0, 1)]
+    for centre, value in zip(places, (3, 1, 2), strict=True):
+        art.draw_die(img, centre, 100, value, angle_deg=turn)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    dice = read_bytes(data.tobytes()).dice
+    assert [d.value for d in dice] == [3, 1, 2]
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 100)
