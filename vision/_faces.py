@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -422,6 +423,86 @@ _WIDE_SIZES = 1.7
 _WIDE_STARK = 0.8
 _WIDE_ROUND = 0.7
 
+#: The anchor's nearest pips (after the anchor itself, at index 0) that may be left out of a
+#: trial face, one or two at a time, and how many of its nearest pips are looked at.
+_LEAVE_FROM = 4
+_LEAVE_MOST = 11
+#: Clusters of this many pips are fitted so: from a four with a pip left out up to six dice
+#: showing six (bigger clusters are mostly specks of a textured floor, and cost the most).
+_LEAVE_LEAST = 5
+_LEAVE_CLUSTER = 36
+#: How far (in grid steps from a face's centre) a left-out pip must lie: a face's edge is
+#: 1.8 steps from its centre on the common layout.
+_BEYOND_FACE = 1.9
+#: ... and fit its layout within this share of the residual allowed, its pips alike in
+#: roundness (a top face's pips beside a side face's, seen aslant, are not).
+_LEFT_OUT_RESIDUAL = 0.5
+_LEFT_OUT_ALIKE = 0.85
+
+
+@functools.cache
+def _leave_out_tables(n: int) -> dict[int, tuple[IntArray, IntArray]]:
+    """For an anchor with ``n`` pips in order of distance (itself first): per face size (4-6),
+    the places kept in each trial face with one or two of places 1.._LEAVE_FROM left out
+    ``(trials, size)``, and the places left out ``(trials, 2)`` (one repeated when alone)."""
+    outs = [(i, i) for i in range(1, _LEAVE_FROM + 1)] + [
+        (i, j) for i in range(1, _LEAVE_FROM + 1) for j in range(i + 1, _LEAVE_FROM + 1)
+    ]
+    tables: dict[int, tuple[IntArray, IntArray]] = {}
+    for size in range(4, 7):
+        keep, left = [], []
+        for out in outs:
+            if out[1] >= n:
+                continue
+            rest = [i for i in range(n) if i not in out]
+            if len(rest) >= size:
+                keep.append(rest[:size])
+                left.append(out)
+        if keep:
+            tables[size] = (np.array(keep, np.intp), np.array(left, np.intp))
+    return tables
+
+
+def _left_out_faces(
+    pts: npt.NDArray[np.float32],
+    diam: npt.NDArray[np.float32],
+    dist: npt.NDArray[np.float64],
+    params: ReaderParams,
+) -> dict[int, list[tuple[int, ...]]]:
+    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip and its nearest
+    like pips with one or two of its nearest left out, where those lie beyond the face's
+    edge (``_BEYOND_FACE`` grid steps from its centre).
+
+    Touching dice: a pip's nearest neighbour may be a pip of the die beside it (a four's
+    corner pip lies 0.48 of a side from the next die's, 0.54 from its own siblings), so the
+    nearest pips alone never make that face."""
+    n = pts.shape[0]
+    if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER:
+        return {}
+    big = np.maximum(diam[:, None], diam[None, :])
+    small = np.minimum(diam[:, None], diam[None, :])
+    near = (big <= 1.45 * small) & (
+        dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :])
+    )
+    masked = np.where(near, dist, np.inf)
+    width = min(n, _LEAVE_MOST)
+    order = np.argsort(masked, axis=1, kind="stable")[:, :width]
+    valid = np.isfinite(np.take_along_axis(masked, order, axis=1))
+    out: dict[int, list[tuple[int, ...]]] = {}
+    for size, (keep_at, left_at) in _leave_out_tables(width).items():
+        idx = order[:, keep_at]
+        ok = valid[:, keep_at].all(axis=2) & valid[:, left_at].all(axis=2)
+        q = pts[idx]
+        centre = q.mean(axis=2)
+        step = np.linalg.norm(q - centre[:, :, None], axis=3).mean(axis=2) / _MEAN_RADIUS[size]
+        left = pts[order[:, left_at]]
+        gap = np.linalg.norm(left - centre[:, :, None], axis=3).min(axis=2)
+        chosen = idx[ok & (gap >= _BEYOND_FACE * step)]
+        if chosen.shape[0]:
+            rows = np.unique(np.sort(chosen, axis=1), axis=0)
+            out[size] = [tuple(r) for r in rows.tolist()]
+    return out
+
 
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
     """Explain a cluster of linked pips as faces; pips left over are returned as ones.
@@ -477,6 +558,18 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
             order = order[np.argsort(dist[a, order], kind="stable")]
             for size in range(least, min(6, order.shape[0]) + 1):
                 subsets[size].add(tuple(sorted(int(i) for i in order[:size])))
+    # Faces found only by leaving pips out must fit their layout tightly, their pips alike.
+    for size, rows in _left_out_faces(pts, diam, dist, params).items():
+        rows = [t for t in rows if t not in subsets[size]]
+        if not rows:
+            continue
+        idx = np.array(rows, np.intp)
+        res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
+        round_rows = roundness[idx]
+        good = (res <= _LEFT_OUT_RESIDUAL * params.max_grid_residual) & (
+            round_rows.min(axis=1) >= _LEFT_OUT_ALIKE * round_rows.max(axis=1)
+        )
+        subsets[size].update(tuple(r) for r in idx[good].tolist())
     # Trial fits of all subsets of one size in a single batch.
     options: list[tuple[float, tuple[int, ...]]] = []
     for size, group in subsets.items():

@@ -1381,12 +1381,15 @@ def _read_plain(
         fits.extend(found)
     checked = []
     face_pips: set[int] = set()
+    refused_ones: list[FaceFit] = []
     # Each fit with whether only a sure reading of it counts.
     pending = [(fit, False) for fit in fits]
     while pending:
         fit, sure_only = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
         if die is None:
+            if fit.value == 1 and not sure_only:
+                refused_ones.append(fit)
             if fit.value == 2:
                 # A rejected pair may be a one with a stray blob beside its pip.
                 pending.extend((single_pip(cands, k), False) for k in fit.members)
@@ -1411,6 +1414,15 @@ def _read_plain(
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
         face_pips.update(fit.members)
+    read_faces = [t[3] for t in checked]
+    for fit, alike in _beside_faces(refused_ones, read_faces, cands, params):
+        die = _check_face(fit, cands, planes, _bounded_by(blur, alike), face_params)
+        # Touching dice of one set are one size: a one parted from them must be as big.
+        if die is not None and die.size >= _BESIDE_SIZE * float(np.median([d.size for d in alike])):
+            diam = float(cands.diam[fit.members[0]])
+            colour_only = int(cands.channel[fit.members[0]]) > 0
+            checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
+            face_pips.update(fit.members)
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
@@ -1430,6 +1442,60 @@ def _read_plain(
 
     faces = _Checked(chosen, upright, colour)
     return _select(faces), len(cands), stark, faces
+
+
+def _beside_faces(
+    ones: list[FaceFit], faces: list[_Die], cands: PipCandidates, params: ReaderParams
+) -> list[tuple[FaceFit, list[_Die]]]:
+    """The refused ones whose pip lies off every face read but within ``_BESIDE_SIDES`` of
+    the side of a face of its colour from that face's centre, each with the read faces of
+    its colour (each pip once)."""
+    if not ones or not faces:
+        return []
+    centres = np.array([d.center for d in faces], np.float64)
+    sides = np.array([d.size for d in faces], np.float64)
+    colours = np.array([d.face_bgr for d in faces], np.float32)
+    out: list[tuple[FaceFit, list[_Die]]] = []
+    seen: set[int] = set()
+    for fit in ones:
+        k = fit.members[0]
+        if k in seen:
+            continue
+        seen.add(k)
+        gap = np.hypot(centres[:, 0] - fit.center[0], centres[:, 1] - fit.center[1])
+        if np.any(gap < 0.6 * sides):
+            continue
+        alike = (gap <= _BESIDE_SIDES * sides) & (
+            np.linalg.norm(colours - cands.ring_bgr[k], axis=1) <= params.max_face_color_dist
+        )
+        if alike.any():
+            out.append((fit, [faces[i] for i in np.flatnonzero(alike)]))
+    return out
+
+
+def _bounded_by(blur: Image, faces: list[_Die]) -> Image:
+    """``blur`` with each face read painted over in a colour far from its own: a one's face
+    grown from its pip (:func:`_face_region`) stops at the faces read beside it.
+
+    Touching dice of one colour are one patch of that colour; a one among them, its face
+    grown across its neighbours, was no die-sized square and was refused, though the dice
+    beside it were read. Their outlines part it from them."""
+    out = blur.copy()
+    for d in faces:
+        far = tuple(0 if c > 127 else 255 for c in d.face_bgr)
+        poly = np.asarray(d.outline, np.float32)
+        centre = poly.mean(axis=0)
+        poly = centre + (poly - centre) * _BOUND_GROWTH
+        cv2.fillConvexPoly(out, np.rint(poly).astype(np.int32), far)
+    return out
+
+
+#: A refused one is tried again, bounded by the faces read (:func:`_bounded_by`, each grown
+#: by ``_BOUND_GROWTH`` about its centre), when its pip lies within this many of a read
+#: face's sides from its centre (a die touching it lies one side away, 1.4 across corners).
+_BESIDE_SIDES = 1.6
+_BESIDE_SIZE = 0.75
+_BOUND_GROWTH = 1.04
 
 
 def _other_faces(

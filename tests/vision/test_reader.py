@@ -1554,3 +1554,52 @@ def test_touching_dice_in_a_row_are_each_read(turn: float, art: SimpleNamespace)
     assert [d.value for d in dice] == [3, 1, 2]
     for d, centre in zip(dice, places, strict=True):
         assert _close(d, centre, 100)
+
+
+def _touching_row(
+    art: SimpleNamespace,
+    values: tuple[int, int, int],
+    side: float,
+    turn: float,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+) -> tuple[list[DieReading], list[tuple[float, float]]]:
+    """Three dice of one colour touching in a row on green felt, read from a JPEG."""
+    w, h = int(side * 5), int(side * 3)
+    img = art.background(w, h, (60, 120, 50), seed=1)
+    a = np.deg2rad(turn)
+    step = 1.02 * side
+    places = [(w / 2 + k * step * np.cos(a), h / 2 + k * step * np.sin(a)) for k in (-1, 0, 1)]
+    for centre, value in zip(places, values, strict=True):
+        art.draw_die(img, centre, side, value, angle_deg=turn, body=body, pip=pip)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return list(read_bytes(data.tobytes()).dice), places
+
+
+@pytest.mark.parametrize("turn", [0.0, 20.0, 63.0])
+def test_a_four_between_two_touching_fives_is_read(turn: float, art: SimpleNamespace) -> None:
+    """White dice 100 px wide touching in a row, a five, a four and a five: each of the
+    four's pips is nearer a pip of the five beside it (0.48 of a side) than its own siblings
+    (0.54), so no four was among the nearest pips fitted, and the four was not read. The
+    nearest pips are also tried with one or two of them left out, when those lie beyond the
+    face's edge."""
+    dice, places = _touching_row(art, (5, 4, 5), 100, turn, (235, 235, 235), (20, 20, 20))
+    assert [d.value for d in dice] == [5, 4, 5]
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 100)
+
+
+@pytest.mark.parametrize("values", [(3, 1, 6), (5, 1, 3)])
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0])
+def test_a_one_between_touching_dice_of_its_colour_is_read(
+    values: tuple[int, int, int], turn: float, art: SimpleNamespace
+) -> None:
+    """Black dice 60 px wide touching in a row with a one in the middle: the one's face grown
+    from its pip ran on over both its neighbours (one patch of black), so it was no
+    die-sized square and was refused, though both neighbours were read. Bounded by the faces
+    read beside it, it is a square of their size."""
+    dice, places = _touching_row(art, values, 60, turn, (30, 30, 30), (235, 235, 235))
+    assert [d.value for d in dice] == list(values)
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 60)
