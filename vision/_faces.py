@@ -429,7 +429,7 @@ _LEAVE_FROM = 4
 _LEAVE_MOST = 11
 #: Clusters of this many pips are fitted so: from a four with a pip left out up to six dice
 #: showing six (bigger clusters are mostly specks of a textured floor, and cost the most).
-_LEAVE_LEAST = 5
+_LEAVE_LEAST = 8
 _LEAVE_CLUSTER = 36
 #: How far (in grid steps from a face's centre) a left-out pip must lie: a face's edge is
 #: 1.8 steps from its centre on the common layout.
@@ -438,6 +438,8 @@ _BEYOND_FACE = 1.9
 #: roundness (a top face's pips beside a side face's, seen aslant, are not).
 _LEFT_OUT_RESIDUAL = 0.5
 _LEFT_OUT_ALIKE = 0.85
+#: Only pips this round (a top face's, seen from above) are tried so.
+_LEFT_OUT_ROUND = 0.85
 
 
 @functools.cache
@@ -468,10 +470,11 @@ def _left_out_faces(
     diam: npt.NDArray[np.float32],
     dist: npt.NDArray[np.float64],
     params: ReaderParams,
+    anchors: npt.NDArray[np.bool_],
 ) -> dict[int, list[tuple[int, ...]]]:
-    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip and its nearest
-    like pips with one or two of its nearest left out, where those lie beyond the face's
-    edge (``_BEYOND_FACE`` grid steps from its centre).
+    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip of ``anchors``
+    and its nearest like pips with one or two of its nearest left out, where those lie
+    beyond the face's edge (``_BEYOND_FACE`` grid steps from its centre).
 
     Touching dice: a pip's nearest neighbour may be a pip of the die beside it (a four's
     corner pip lies 0.48 of a side from the next die's, 0.54 from its own siblings), so the
@@ -484,7 +487,9 @@ def _left_out_faces(
     near = (big <= 1.45 * small) & (
         dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :])
     )
-    masked = np.where(near, dist, np.inf)
+    masked = np.where(near, dist, np.inf)[anchors]
+    if masked.shape[0] == 0:
+        return {}
     width = min(n, _LEAVE_MOST)
     order = np.argsort(masked, axis=1, kind="stable")[:, :width]
     valid = np.isfinite(np.take_along_axis(masked, order, axis=1))
@@ -558,8 +563,40 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
             order = order[np.argsort(dist[a, order], kind="stable")]
             for size in range(least, min(6, order.shape[0]) + 1):
                 subsets[size].add(tuple(sorted(int(i) for i in order[:size])))
-    # Faces found only by leaving pips out must fit their layout tightly, their pips alike.
-    for size, rows in _left_out_faces(pts, diam, dist, params).items():
+    options: list[tuple[float, tuple[int, ...]]] = []
+
+    def add_options(idx: IntArray, res: npt.NDArray[np.float64], size: int) -> None:
+        for row, r in zip(idx.tolist(), res.tolist(), strict=True):
+            # Expected confidence of the face (as the reader will judge it): a tight grid
+            # of equally contrasted pips. A stray speck or a side-face pip added to a good
+            # face makes a worse face with one pip more.
+            contrast_row = contrast[row]
+            # Pips of one face are foreshortened alike: a round top-face pip paired with
+            # flattened side-face pips makes a worse face than the side face's own pips.
+            round_row = roundness[row]
+            conf = min(
+                1.0 - 0.5 * r / params.max_grid_residual,
+                0.25 + float(contrast_row.min() / contrast_row.max()),
+                0.25 + float(round_row.min() / max(float(round_row.max()), 1e-6)),
+            )
+            score = size + 3.0 * conf + 1.0 * float(diam[row].mean()) / dmax
+            options.append((score, tuple(int(members[i]) for i in row)))
+
+    # Trial fits of all subsets of one size in a single batch.
+    in_a_face = np.zeros(n, bool)
+    for size, group in subsets.items():
+        if not group:
+            continue
+        idx = np.array(sorted(group), np.intp)
+        res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
+        good = res <= params.max_grid_residual
+        if size >= 4:
+            in_a_face[idx[good].ravel()] = True
+        add_options(idx[good], res[good], size)
+    # Round pips in no face of four or more so far: faces found only by leaving pips out,
+    # which must fit their layout tightly, their pips alike.
+    anchors = ~in_a_face & (roundness >= _LEFT_OUT_ROUND)
+    for size, rows in _left_out_faces(pts, diam, dist, params, anchors).items():
         rows = [t for t in rows if t not in subsets[size]]
         if not rows:
             continue
@@ -569,30 +606,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         good = (res <= _LEFT_OUT_RESIDUAL * params.max_grid_residual) & (
             round_rows.min(axis=1) >= _LEFT_OUT_ALIKE * round_rows.max(axis=1)
         )
-        subsets[size].update(tuple(r) for r in idx[good].tolist())
-    # Trial fits of all subsets of one size in a single batch.
-    options: list[tuple[float, tuple[int, ...]]] = []
-    for size, group in subsets.items():
-        if not group:
-            continue
-        idx = np.array(sorted(group), np.intp)
-        res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
-        for row, r in zip(idx.tolist(), res.tolist(), strict=True):
-            if r <= params.max_grid_residual:
-                # Expected confidence of the face (as the reader will judge it): a tight
-                # grid of equally contrasted pips. A stray speck or a side-face pip added to
-                # a good face makes a worse face with one pip more.
-                contrast_row = contrast[row]
-                # Pips of one face are foreshortened alike: a round top-face pip paired with
-                # flattened side-face pips makes a worse face than the side face's own pips.
-                round_row = roundness[row]
-                conf = min(
-                    1.0 - 0.5 * r / params.max_grid_residual,
-                    0.25 + float(contrast_row.min() / contrast_row.max()),
-                    0.25 + float(round_row.min() / max(float(round_row.max()), 1e-6)),
-                )
-                score = size + 3.0 * conf + 1.0 * float(diam[row].mean()) / dmax
-                options.append((score, tuple(int(members[i]) for i in row)))
+        add_options(idx[good], res[good], size)
     chosen: list[FaceFit] = []
     used: set[int] = set()
     for _score, subset in sorted(options, key=lambda t: -t[0]):

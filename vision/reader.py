@@ -1285,20 +1285,28 @@ class _Stark(NamedTuple):
 
 
 def _stark(
-    cands: PipCandidates, params: ReaderParams, speckled: PipCandidates | None = None
+    cands: PipCandidates,
+    params: ReaderParams,
+    speckled: PipCandidates | None = None,
+    planes: npt.NDArray[np.uint8] | None = None,
 ) -> _Stark:
     """Measure the stark candidates of ``cands`` once (see :class:`_Stark`).
 
     The round blobs left out for the specks in them (``speckled``, see
     :class:`vision._pips.PipSearch`) count towards the pips' size too: in a close-up whose
-    mottled pips all hold specks, they are the pips.
+    mottled pips all hold specks, they are the pips. With ``planes``, blobs that are
+    squares (:func:`_square_blob`: whole dice, light on a dark floor) do not count.
     """
 
     def is_stark(c: PipCandidates) -> npt.NDArray[np.bool_]:
         return (c.contrast >= 3.0 * params.min_pip_contrast) & (c.uniformity >= 0.8)
 
     stark = is_stark(cands)
-    d = cands.diam[stark & (cands.roundness >= _ROUND_ONE)]
+    sized = stark & (cands.roundness >= _ROUND_ONE)
+    if planes is not None:
+        for k in np.flatnonzero(sized & (cands.diam >= _SHAPED_BLOB)).tolist():
+            sized[k] = not _square_blob(planes, cands, k)
+    d = cands.diam[sized]
     if speckled is not None and len(speckled):
         d = np.concatenate(
             [d, speckled.diam[is_stark(speckled) & (speckled.roundness >= _ROUND_ONE)]]
@@ -1365,7 +1373,7 @@ def _read_plain(
     cands, speckled = search.cands, search.speckled
     if len(cands) == 0:
         return [], 0, _Stark(None, None, 0.0), _Checked((), False)
-    stark = _stark(cands, params, speckled)
+    stark = _stark(cands, params, speckled, planes)
     blur: Image = np.asarray(cv2.GaussianBlur(work, (3, 3), 0), dtype=np.uint8)
     face_params = _seen_aslant(stark.squash, params)
     fits: list[FaceFit] = []
@@ -1415,8 +1423,10 @@ def _read_plain(
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
         face_pips.update(fit.members)
     read_faces = [t[3] for t in checked]
-    for fit, alike in _beside_faces(refused_ones, read_faces, cands, params):
-        die = _check_face(fit, cands, planes, _bounded_by(blur, alike), face_params)
+    beside = _beside_faces(refused_ones, read_faces, cands, params)
+    bounded = _bounded_by(blur, read_faces) if beside else blur
+    for fit, alike in beside:
+        die = _check_face(fit, cands, planes, bounded, face_params)
         # Touching dice of one set are one size: a one parted from them must be as big.
         if die is not None and die.size >= _BESIDE_SIZE * float(np.median([d.size for d in alike])):
             diam = float(cands.diam[fit.members[0]])
@@ -1455,22 +1465,19 @@ def _beside_faces(
     centres = np.array([d.center for d in faces], np.float64)
     sides = np.array([d.size for d in faces], np.float64)
     colours = np.array([d.face_bgr for d in faces], np.float32)
-    out: list[tuple[FaceFit, list[_Die]]] = []
-    seen: set[int] = set()
-    for fit in ones:
-        k = fit.members[0]
-        if k in seen:
-            continue
-        seen.add(k)
-        gap = np.hypot(centres[:, 0] - fit.center[0], centres[:, 1] - fit.center[1])
-        if np.any(gap < 0.6 * sides):
-            continue
-        alike = (gap <= _BESIDE_SIDES * sides) & (
-            np.linalg.norm(colours - cands.ring_bgr[k], axis=1) <= params.max_face_color_dist
-        )
-        if alike.any():
-            out.append((fit, [faces[i] for i in np.flatnonzero(alike)]))
-    return out
+    pips = sorted({fit.members[0]: fit for fit in ones}.items())
+    xy = np.array([fit.center for _k, fit in pips], np.float64)
+    ring = cands.ring_bgr[np.array([k for k, _fit in pips], np.intp)]
+    gap = np.linalg.norm(xy[:, None, :] - centres[None, :, :], axis=2)
+    alike = (gap <= _BESIDE_SIDES * sides) & (
+        np.linalg.norm(ring[:, None, :] - colours[None, :, :], axis=2) <= params.max_face_color_dist
+    )
+    # Off every face read, beside one of its colour.
+    wanted = alike.any(axis=1) & ~(gap < 0.6 * sides).any(axis=1)
+    return [
+        (pips[i][1], [faces[j] for j in np.flatnonzero(alike[i])])
+        for i in np.flatnonzero(wanted).tolist()
+    ]
 
 
 def _bounded_by(blur: Image, faces: list[_Die]) -> Image:
@@ -2543,6 +2550,9 @@ def _check_face(
         # worth growing a face around: faint ones are grain and felt, many and costly.
         if roundness_k < _ROUND_ONE and float(cands.contrast[k]) < 4.0 * params.min_pip_contrast:
             return None
+    # A blob as wide as a die's pip may be a whole die, square: two or three dice in a row
+    # on a darker floor fit a two or a three as well as they fit ones.
+    for k in members.tolist():
         if float(cands.diam[k]) >= _SHAPED_BLOB and _square_blob(planes, cands, k):
             return None
     roundness = cands.roundness[members]

@@ -1603,3 +1603,35 @@ def test_a_one_between_touching_dice_of_its_colour_is_read(
     assert [d.value for d in dice] == list(values)
     for d, centre in zip(dice, places, strict=True):
         assert _close(d, centre, 60)
+
+
+def test_light_dice_close_up_on_a_darker_floor_are_read(art: SimpleNamespace) -> None:
+    """Ten pink dice 98 px wide with white pips on a navy floor (1024x768): each die is a
+    light blob on the floor, stark and round by its widths, and the pips (18 px) are too big
+    for the first pip search. The photo's pip size, taken from its stark blobs, was the
+    dice's (118 px): read again at a tenth of its size, no die was read. Square blobs (whole
+    dice) no longer count as pips, of a face or of the photo's scale."""
+    dice = [
+        ((817, 565), 2, 5),
+        ((551, 435), 4, 21),
+        ((424, 265), 5, 66),
+        ((900, 355), 3, 86),
+        ((192, 657), 4, 82),
+        ((688, 668), 4, 79),
+        ((718, 427), 5, 19),
+        ((440, 647), 2, 36),
+        ((330, 109), 4, 9),
+        ((759, 271), 4, 72),
+    ]
+    img = art.background(1024, 768, (120, 80, 40), seed=3)
+    for centre, value, turn in dice:
+        art.draw_die(
+            img, centre, 98, value, angle_deg=turn, body=(170, 120, 230), pip=(245, 245, 245)
+        )
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    read = read_bytes(data.tobytes()).dice
+    assert len(read) == len(dice)
+    for centre, value, _turn in dice:
+        near = [d for d in read if _close(d, centre, 98)]
+        assert [d.value for d in near] == [value]
