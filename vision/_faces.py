@@ -427,8 +427,8 @@ _WIDE_ROUND = 0.7
 #: trial face, one or two at a time, and how many of its nearest pips are looked at.
 _LEAVE_FROM = 4
 _LEAVE_MOST = 11
-#: Clusters of this many pips are fitted so: from a four with a pip left out up to six dice
-#: showing six (bigger clusters are mostly specks of a textured floor, and cost the most).
+#: Clusters of this many pips are fitted so: two dice at least, up to six dice showing six
+#: (bigger clusters are mostly specks of a textured floor, and cost the most).
 _LEAVE_LEAST = 8
 _LEAVE_CLUSTER = 36
 #: How far (in grid steps from a face's centre) a left-out pip must lie: a face's edge is
@@ -441,8 +441,8 @@ _LEFT_OUT_ALIKE = 0.85
 #: Only pips this round (a top face's, seen from above) are tried so.
 _LEFT_OUT_ROUND = 0.85
 #: ... and such a face yields to a face as good made of a pip's nearest pips (a six across
-#: the facing rows of two touching sixes, their rows 0.9 of a step further apart than its
-#: own, fits as well as each die's six).
+#: the facing rows of two touching sixes, 0.89 of a six's own column spacing apart, fits as
+#: well as each die's six).
 _LEFT_OUT_HANDICAP = 0.5
 
 

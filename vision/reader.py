@@ -1501,6 +1501,9 @@ def _bounded_by(blur: Image, faces: list[_Die]) -> Image:
 #: by ``_BOUND_GROWTH`` about its centre), when its pip lies within this many of a read
 #: face's sides from its centre (a die touching it lies one side away, 1.4 across corners).
 _BESIDE_SIDES = 1.6
+#: ... and kept when its face is at least this share of theirs (touching dice of one set are
+#: one size; one of nell's fives, its corner pips unseen, became a one 12 px wide beside a
+#: one of 25).
 _BESIDE_SIZE = 0.75
 _BOUND_GROWTH = 1.04
 

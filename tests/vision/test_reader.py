@@ -1642,10 +1642,10 @@ def test_a_six_at_the_end_of_a_row_of_touching_sixes_is_its_own(
     values: tuple[int, int, int], art: SimpleNamespace
 ) -> None:
     """White dice 60 px wide touching in a row, their sixes' rows across the row: the facing
-    rows of two touching sixes lie 0.89 of a step apart, so a six across them fits as well
-    as each die's own. A face found by leaving a pip's nearest pips out yields to one as good
-    made of a pip's nearest pips: the end six (its outer row's nearest pips are its own) is
-    read, not a six across it and the middle die."""
+    rows of two touching sixes lie 0.89 of a six's own column spacing apart, so a six across
+    them fits as well as each die's own. A face found by leaving a pip's nearest pips out
+    yields to one as good made of a pip's nearest pips: the end six (its outer row's nearest
+    pips are its own) is read, not a six across it and the middle die."""
     dice, places = _touching_row(art, values, 60, 0.0, (235, 235, 235), (20, 20, 20))
     end = [d for d in dice if _close(d, places[2], 60)]
     assert [d.value for d in end] == [6]
