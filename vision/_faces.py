@@ -471,14 +471,14 @@ def _leave_out_tables(n: int) -> dict[int, tuple[IntArray, IntArray]]:
 
 def _left_out_faces(
     pts: npt.NDArray[np.float32],
-    diam: npt.NDArray[np.float32],
     dist: npt.NDArray[np.float64],
-    params: ReaderParams,
+    near: npt.NDArray[np.bool_],
     anchors: npt.NDArray[np.bool_],
 ) -> dict[int, list[tuple[int, ...]]]:
     """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip of ``anchors``
-    and its nearest like pips with one or two of its nearest left out, where those lie
-    beyond the face's edge (``_BEYOND_FACE`` grid steps from its centre).
+    and its nearest like pips (``near``, row by pip) with one or two of its nearest left
+    out, where those lie beyond the face's edge (``_BEYOND_FACE`` grid steps from its
+    centre).
 
     Touching dice: a pip's nearest neighbour may be a pip of the die beside it (a four's
     corner pip lies 0.48 of a side from the next die's, 0.54 from its own siblings), so the
@@ -486,11 +486,6 @@ def _left_out_faces(
     n = pts.shape[0]
     if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER:
         return {}
-    big = np.maximum(diam[:, None], diam[None, :])
-    small = np.minimum(diam[:, None], diam[None, :])
-    near = (big <= 1.45 * small) & (
-        dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :])
-    )
     masked = np.where(near, dist, np.inf)[anchors]
     if masked.shape[0] == 0:
         return {}
@@ -536,11 +531,13 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     roundness = cands.roundness[members]
     dmax = float(diam.max())
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    # Each pip's like-sized neighbours within linking reach (row a: anchor a's).
+    near_all = (
+        np.maximum(diam[:, None], diam[None, :]) <= 1.45 * np.minimum(diam[:, None], diam[None, :])
+    ) & (dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :]))
     subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
     for a in range(n):
-        near = (np.maximum(diam, diam[a]) <= 1.45 * np.minimum(diam, diam[a])) & (
-            dist[a] <= params.max_link_diameters * 0.5 * (diam + diam[a])
-        )
+        near = near_all[a]
         # The nearest pips, and the nearest as stark as the anchor's half: a faint speck
         # nearer than a stark pip's own sibling would otherwise be in every trial of it.
         stark = near & (contrast >= 0.5 * contrast[a])
@@ -602,7 +599,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     # Round pips in no face of four or more so far: faces found only by leaving pips out,
     # which must fit their layout tightly, their pips alike.
     anchors = ~in_a_face & (roundness >= _LEFT_OUT_ROUND)
-    for size, rows in _left_out_faces(pts, diam, dist, params, anchors).items():
+    for size, rows in _left_out_faces(pts, dist, near_all, anchors).items():
         rows = [t for t in rows if t not in subsets[size]]
         if not rows:
             continue

@@ -1389,6 +1389,13 @@ def _read_plain(
         fits.extend(found)
     checked = []
     face_pips: set[int] = set()
+
+    def keep(fit: FaceFit, die: _Die) -> None:
+        diam = float(np.mean(cands.diam[list(fit.members)]))
+        colour_only = int(cands.channel[fit.members[0]]) > 0
+        checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
+        face_pips.update(fit.members)
+
     refused_ones: list[FaceFit] = []
     # Each fit with whether only a sure reading of it counts.
     pending = [(fit, False) for fit in fits]
@@ -1418,10 +1425,7 @@ def _read_plain(
             # side face or of the die beside it: a sure one there is chosen first when its
             # pip is the bigger (a top face's pip is seen face-on).
             pending.extend((single_pip(cands, k), True) for k in pips)
-        diam = float(np.mean(cands.diam[pips]))
-        colour_only = int(cands.channel[fit.members[0]]) > 0
-        checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
-        face_pips.update(fit.members)
+        keep(fit, die)
     read_faces = [t[3] for t in checked]
     beside = _beside_faces(refused_ones, read_faces, cands, params)
     bounded = _bounded_by(blur, read_faces) if beside else blur
@@ -1429,10 +1433,7 @@ def _read_plain(
         die = _check_face(fit, cands, planes, bounded, face_params)
         # Touching dice of one set are one size: a one parted from them must be as big.
         if die is not None and die.size >= _BESIDE_SIZE * float(np.median([d.size for d in alike])):
-            diam = float(cands.diam[fit.members[0]])
-            colour_only = int(cands.channel[fit.members[0]]) > 0
-            checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
-            face_pips.update(fit.members)
+            keep(fit, die)
     # Faces with bigger pips first: a top face is seen face-on, the side faces of the same
     # die beside it are foreshortened, so their pips look smaller.
     # Faces found on the grey plane before colour-only ones.
