@@ -1,0 +1,107 @@
+"""How the reader reads dice of one colour touching each other, on drawn trays.
+
+Usage: ``python benchmarks/touching_dice.py [--trays N]``
+
+Each tray (green felt, sensor noise, JPEG quality 90) holds a row of three dice touching side
+to side and a pair touching, each group at its own random turn, with random faces, drawn by
+the tests' helpers (``tests/vision/conftest.py``). For each colour scheme and die size a
+Markdown row gives the dice read right, found (a reading within 0.45 sides of the die's
+centre), misread (a wrong value, not an uncertain one) and readings of no die, over ``N``
+trays (5 dice each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vision"))
+from conftest import background, draw_die  # the tests' drawing helpers
+
+from vision.reader import read_bytes
+
+#: Body and pip colours (BGR) of each scheme.
+SCHEMES = {
+    "white": ((235, 235, 235), (20, 20, 20)),
+    "black": ((30, 30, 30), (235, 235, 235)),
+    "red": ((40, 40, 200), (240, 240, 240)),
+    "blue": ((160, 80, 30), (240, 240, 240)),
+}
+SIDES = (40, 60, 80, 100)
+#: Centre-to-centre distance of touching dice, in sides.
+GAP = 1.02
+
+
+def tray(
+    side: int, seed: int, body: tuple[int, int, int], pip: tuple[int, int, int]
+) -> tuple[bytes, list[tuple[tuple[float, float], int]]]:
+    """A JPEG of one tray and its dice ``(centre, value)``: the row of three in the upper
+    half, the pair in the lower, apart whatever their turns."""
+    rng = np.random.default_rng(seed * 100 + side)
+    w = h = 8 * side
+    img = background(w, h, (60, 120, 50), seed=seed)
+    dice = []
+    for count, cy in ((3, 2.0 * side), (2, 6.0 * side)):
+        turn = float(rng.uniform(0, 90))
+        a = np.deg2rad(turn)
+        for k in np.arange(count) - (count - 1) / 2:
+            centre = (w / 2 + k * GAP * side * np.cos(a), cy + k * GAP * side * np.sin(a))
+            value = int(rng.integers(1, 7))
+            draw_die(img, centre, side, value, angle_deg=turn, body=body, pip=pip)
+            dice.append(((float(centre[0]), float(centre[1])), value))
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return data.tobytes(), dice
+
+
+def score(
+    side: int, trays: int, body: tuple[int, int, int], pip: tuple[int, int, int]
+) -> list[int]:
+    """``[dice, right, found, misread, readings of no die]`` over ``trays`` trays."""
+    out = [0, 0, 0, 0, 0]
+    for seed in range(trays):
+        data, dice = tray(side, seed, body, pip)
+        read = list(read_bytes(data).dice)
+        used: set[int] = set()
+        for (x, y), value in dice:
+            out[0] += 1
+            near = [
+                (float(np.hypot(d.center[0] - x, d.center[1] - y)), j)
+                for j, d in enumerate(read)
+                if j not in used
+            ]
+            near = [t for t in near if t[0] < 0.45 * side]
+            if not near:
+                continue
+            j = min(near)[1]
+            used.add(j)
+            out[2] += 1
+            out[1] += int(read[j].value == value)
+            out[3] += int(read[j].value is not None and read[j].value != value)
+        out[4] += len(read) - len(used)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--trays", type=int, default=4, help="trays per colour and size")
+    args = parser.parse_args(argv)
+    print("| dice | side (px) | right | found | misread | readings of no die |")
+    print("|---|---|---|---|---|---|")
+    total = [0, 0, 0, 0, 0]
+    for name, (body, pip) in SCHEMES.items():
+        for side in SIDES:
+            row = score(side, args.trays, body, pip)
+            total = [a + b for a, b in zip(total, row, strict=True)]
+            print(f"| {name} | {side} | {row[1]}/{row[0]} | {row[2]} | {row[3]} | {row[4]} |")
+    print(f"| all | | {total[1]}/{total[0]} | {total[2]} | {total[3]} | {total[4]} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
