@@ -424,7 +424,8 @@ _WIDE_STARK = 0.8
 _WIDE_ROUND = 0.7
 
 #: The anchor's nearest pips (after the anchor itself, at index 0) that may be left out of a
-#: trial face, one or two at a time, and how many of its nearest pips are looked at.
+#: trial face, one or two at a time (or whose halfway lines cut one, ``_cut_faces``), and how
+#: many of its nearest pips are looked at.
 _LEAVE_FROM = 4
 _LEAVE_MOST = 11
 #: Clusters of this many pips are fitted so: two dice at least, up to six dice showing six
@@ -502,6 +503,54 @@ def _left_out_faces(
         left = pts[order[:, left_at]]
         gap = np.linalg.norm(left - centre[:, :, None], axis=3).min(axis=2)
         chosen = idx[ok & (gap >= _BEYOND_FACE * step)]
+        if chosen.shape[0]:
+            rows = np.unique(np.sort(chosen, axis=1), axis=0)
+            out[size] = [tuple(r) for r in rows.tolist()]
+    return out
+
+
+def _cut_faces(
+    pts: npt.NDArray[np.float32],
+    dist: npt.NDArray[np.float64],
+    near: npt.NDArray[np.bool_],
+    anchors: npt.NDArray[np.bool_],
+) -> dict[int, list[tuple[int, ...]]]:
+    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip of ``anchors``
+    and its nearest like pips (``near``) on its own side of the line halfway to one of its
+    ``_LEAVE_FROM`` nearest.
+
+    Touching dice: when the pip beside an anchor is the next die's, that line is the crease
+    between the two dice, and every pip of that die lies beyond it; leaving out one or two
+    pips (:func:`_left_out_faces`) does not clear a die whose whole row is nearer the anchor
+    than its own face's far row (the column of a six facing the next die's)."""
+    n = pts.shape[0]
+    if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER:
+        return {}
+    rows_a = np.flatnonzero(anchors)
+    if rows_a.shape[0] == 0:
+        return {}
+    masked = np.where(near, dist, np.inf)[rows_a]
+    order = np.argsort(masked, axis=1, kind="stable")
+    width = min(n, _LEAVE_MOST)
+    # The anchor's nearest (index 0 is the anchor itself) whose halfway lines cut.
+    beside = order[:, 1 : _LEAVE_FROM + 1]
+    beside_ok = np.isfinite(np.take_along_axis(masked, beside, axis=1))
+    a_xy = pts[rows_a][:, None, :]
+    towards = pts[beside] - a_xy  # (m, k, 2)
+    reach = np.linalg.norm(towards, axis=2)
+    unit = towards / np.maximum(reach, 1e-6)[:, :, None]
+    # Projection of every pip on each anchor-to-neighbour direction: (m, k, n).
+    proj = np.einsum("mkd,mnd->mkn", unit, pts[None, :, :] - a_xy)
+    kept = (proj < 0.5 * reach[:, :, None]) & np.isfinite(masked)[:, None, :]
+    # The anchor's nearest pips among those kept, in order of distance.
+    cut = np.where(kept, masked[:, None, :], np.inf)
+    near_order = np.argsort(cut, axis=2, kind="stable")[:, :, :width]
+    near_ok = np.isfinite(np.take_along_axis(cut, near_order, axis=2)) & beside_ok[:, :, None]
+    out: dict[int, list[tuple[int, ...]]] = {}
+    for size in range(4, 7):
+        if width < size:
+            break
+        chosen = near_order[:, :, :size][near_ok[:, :, :size].all(axis=2)]
         if chosen.shape[0]:
             rows = np.unique(np.sort(chosen, axis=1), axis=0)
             out[size] = [tuple(r) for r in rows.tolist()]
@@ -596,10 +645,14 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
         if size >= 4:
             in_a_face[idx[good].ravel()] = True
         add_options(idx[good], res[good], size)
-    # Round pips in no face of four or more so far: faces found only by leaving pips out,
-    # which must fit their layout tightly, their pips alike.
+    # Round pips in no face of four or more so far: faces found only by leaving pips out
+    # (one or two, or all beyond a crease), which must fit their layout tightly, their pips
+    # alike.
     anchors = ~in_a_face & (roundness >= _LEFT_OUT_ROUND)
-    for size, rows in _left_out_faces(pts, dist, near_all, anchors).items():
+    left_out = _left_out_faces(pts, dist, near_all, anchors)
+    for size, cut_rows in _cut_faces(pts, dist, near_all, anchors).items():
+        left_out[size] = sorted(set(left_out.get(size, [])) | set(cut_rows))
+    for size, rows in left_out.items():
         rows = [t for t in rows if t not in subsets[size]]
         if not rows:
             continue
