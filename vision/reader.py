@@ -14,8 +14,9 @@ the photo's pixels.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -1390,11 +1391,15 @@ def _read_plain(
     checked = []
     face_pips: set[int] = set()
 
+    pairs: list[tuple[FaceFit, _Die]] = []
+
     def keep(fit: FaceFit, die: _Die) -> None:
         diam = float(np.mean(cands.diam[list(fit.members)]))
         colour_only = int(cands.channel[fit.members[0]]) > 0
         checked.append((colour_only, -diam * float(np.sqrt(die.squash)), diam, die))
         face_pips.update(fit.members)
+        if fit.value == 2:
+            pairs.append((fit, die))
 
     refused_ones: list[FaceFit] = []
     # Each fit with whether only a sure reading of it counts.
@@ -1426,6 +1431,10 @@ def _read_plain(
             # pip is the bigger (a top face's pip is seen face-on).
             pending.extend((single_pip(cands, k), True) for k in pips)
         keep(fit, die)
+    for pair, parted in _stranded(pairs, refused_ones, face_pips, cands, planes, blur, face_params):
+        checked[:] = [t for t in checked if t[3] is not pair]
+        for fit, die in parted:
+            keep(fit, die)
     read_faces = [t[3] for t in checked]
     beside = _beside_faces(refused_ones, read_faces, cands, params)
     bounded = _bounded_by(blur, read_faces) if beside else blur
@@ -1453,6 +1462,99 @@ def _read_plain(
 
     faces = _Checked(chosen, upright, colour)
     return _select(faces), len(cands), stark, faces
+
+
+def _partitions(items: list[int], most: int) -> Iterator[list[tuple[int, ...]]]:
+    """Every way to part ``items`` into groups of at most ``most``."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for size in range(min(most, len(items))):
+        for others in itertools.combinations(rest, size):
+            left = [k for k in rest if k not in others]
+            for tail in _partitions(left, most):
+                yield [(first, *others), *tail]
+
+
+def _stranded(
+    pairs: list[tuple[FaceFit, _Die]],
+    refused_ones: list[FaceFit],
+    face_pips: set[int],
+    cands: PipCandidates,
+    planes: npt.NDArray[np.uint8],
+    blur: Image,
+    params: ReaderParams,
+) -> list[tuple[_Die, list[tuple[FaceFit, _Die]]]]:
+    """Twos read beside pips read as nothing, read again as the faces those pips make with
+    theirs: ``(two, faces)`` for each two whose pips and stranded neighbours make more sure
+    faces' pips when parted otherwise.
+
+    Any two pips fit a two. A one touching a one or a two, or two touching twos, of one
+    colour: a pip of each die, paired across the crease, fits a two as well as a die's own
+    pair, and the pip left over is read as nothing (not centred on its die, it is no one).
+    Parted as the dice are, every pip is on a face read."""
+    out: list[tuple[_Die, list[tuple[FaceFit, _Die]]]] = []
+    taken = set(face_pips)
+    lone = {fit.members[0] for fit in refused_ones} - taken
+    for fit, die in pairs:
+        p = np.array(fit.members, np.intp)
+        diam = float(cands.diam[p].mean())
+        near = [
+            k
+            for k in sorted(lone)
+            if float(np.linalg.norm(cands.xy[p] - cands.xy[k], axis=1).min())
+            <= _STRANDED_REACH * die.size
+            and max(float(cands.diam[k]), diam) <= 1.45 * min(float(cands.diam[k]), diam)
+            # Round pips, not the smallest specks searched.
+            and float(cands.roundness[k]) >= _ROUND_ONE
+            and float(cands.diam[k]) >= _STRANDED_LEAST * params.min_pip_px
+            and float(np.linalg.norm(cands.ring_bgr[k] - np.asarray(die.face_bgr, np.float32)))
+            <= params.max_face_color_dist
+        ]
+        if len(near) > 2:
+            continue
+        best, best_pips = None, (2 if die.value is not None else 0, 1)
+        for parts in _partitions([*fit.members, *near], 3):
+            if sorted(parts) == sorted([tuple(fit.members), *((k,) for k in near)]):
+                continue
+            faces: list[tuple[FaceFit, _Die]] = []
+            # Faces of two pips or more first; a one's face, grown from its pip, then stops
+            # at theirs (touching dice of one colour are one patch of it).
+            for group in sorted(parts, key=len, reverse=True):
+                if len(group) == 1:
+                    trial: FaceFit | None = single_pip(cands, group[0])
+                    ground = _bounded_by(blur, [d for _f, d in faces]) if faces else blur
+                else:
+                    g = np.array(group, np.intp)
+                    trial = fit_layout(cands.xy[g], group, float(cands.diam[g].mean()))
+                    if trial is not None and trial.residual > params.max_grid_residual:
+                        trial = None
+                    ground = blur
+                read = None if trial is None else _check_face(trial, cands, planes, ground, params)
+                if trial is not None and read is not None and read.value is not None:
+                    faces.append((trial, read))
+            # Faces of dice beside each other, not two readings of one die.
+            if any(_too_close(a, b) for (_f, a), (_g, b) in itertools.combinations(faces, 2)):
+                continue
+            pips = (sum(len(f.members) for f, _d in faces), len(faces))
+            if pips > best_pips:
+                best, best_pips = faces, pips
+        if best is not None:
+            out.append((die, best))
+            for f, _d in best:
+                taken.update(f.members)
+            lone -= taken
+    return out
+
+
+#: Pips read as nothing within this many of a read two's sides of its pips are parted with
+#: them again (:func:`_stranded`): a touching die's pips lie within 1.3 sides.
+_STRANDED_REACH = 1.3
+#: ... when they are this many times the smallest pip searched or wider (render or sensor
+#: noise makes specks of that size: one of nell's dark fives, its red pips unseen, gained a
+#: three of specks).
+_STRANDED_LEAST = 1.4
 
 
 def _beside_faces(

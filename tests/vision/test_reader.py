@@ -1556,6 +1556,14 @@ def test_touching_dice_in_a_row_are_each_read(turn: float, art: SimpleNamespace)
         assert _close(d, centre, 100)
 
 
+#: Body and pip colours (BGR) of the touching dice drawn below.
+_SCHEMES = {
+    "white": ((235, 235, 235), (20, 20, 20)),
+    "black": ((30, 30, 30), (235, 235, 235)),
+    "blue": ((160, 80, 30), (240, 240, 240)),
+}
+
+
 def _touching_row(
     art: SimpleNamespace,
     values: tuple[int, int, int],
@@ -1664,5 +1672,33 @@ def test_touching_sixes_in_a_row_are_each_read(
     near pip left out: across the crease, that line cuts off the whole next die."""
     dice, places = _touching_row(art, values, 60, turn, (235, 235, 235), (20, 20, 20))
     assert [d.value for d in dice] == list(values)
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 60)
+
+
+@pytest.mark.parametrize("scheme", ["black", "blue"])
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0, 70.0])
+def test_a_one_touching_a_two_is_read_apart(scheme: str, turn: float, art: SimpleNamespace) -> None:
+    """A one, a two and a four 60 px wide touching in a row: the one's pip and the two's
+    nearer pip, across the crease, fit a two as well as the two's own pips do (any two
+    pips fit a two), and that pair was read, a two across two dice, the two's other pip left
+    over as nothing. The pair and the pips left over beside it are parted again, and the
+    parting that reads the most pips on sure faces wins: a one and a two."""
+    body, pip = _SCHEMES[scheme]
+    dice, places = _touching_row(art, (1, 2, 4), 60, turn, body, pip)
+    assert [d.value for d in dice] == [1, 2, 4]
+    for d, centre in zip(dice, places, strict=True):
+        assert _close(d, centre, 60)
+
+
+@pytest.mark.parametrize("scheme", ["white", "black", "blue"])
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0])
+def test_two_touching_twos_are_each_read(scheme: str, turn: float, art: SimpleNamespace) -> None:
+    """Two twos and a five touching in a row: a pip of each two, paired across the crease,
+    was read as one two and the twos' outer pips as nothing; parted again, both twos are
+    read."""
+    body, pip = _SCHEMES[scheme]
+    dice, places = _touching_row(art, (2, 2, 5), 60, turn, body, pip)
+    assert [d.value for d in dice] == [2, 2, 5]
     for d, centre in zip(dice, places, strict=True):
         assert _close(d, centre, 60)
