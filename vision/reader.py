@@ -1390,7 +1390,7 @@ def _read_plain(
         fits.extend(found)
     checked = []
     face_pips: set[int] = set()
-
+    # The twos kept, for _stranded.
     pairs: list[tuple[FaceFit, _Die]] = []
 
     def keep(fit: FaceFit, die: _Die) -> None:
@@ -1514,7 +1514,8 @@ def _stranded(
         ]
         if len(near) > 2:
             continue
-        best, best_pips = None, (2 if die.value is not None else 0, 1)
+        # A two kept is a sure reading (a doubtful two is no die): two pips on one face.
+        best, best_pips = None, (2, 1)
         for parts in _partitions([*fit.members, *near], 3):
             if sorted(parts) == sorted([tuple(fit.members), *((k,) for k in near)]):
                 continue
