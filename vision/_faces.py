@@ -470,31 +470,47 @@ def _leave_out_tables(n: int) -> dict[int, tuple[IntArray, IntArray]]:
     return tables
 
 
-def _left_out_faces(
+def _faces_apart(
     pts: npt.NDArray[np.float32],
     dist: npt.NDArray[np.float64],
     near: npt.NDArray[np.bool_],
     anchors: npt.NDArray[np.bool_],
 ) -> dict[int, list[tuple[int, ...]]]:
-    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip of ``anchors``
-    and its nearest like pips (``near``, row by pip) with one or two of its nearest left
-    out, where those lie beyond the face's edge (``_BEYOND_FACE`` grid steps from its
-    centre).
+    """Trial faces of 4-6 pips (cluster indices, sorted tuples, by size) made of each pip of
+    ``anchors`` and its nearest like pips (``near``, row by pip) but some of those: one or
+    two left out (:func:`_left_out_faces`), or all beyond a line halfway to one of them
+    (:func:`_cut_faces`).
 
     Touching dice: a pip's nearest neighbour may be a pip of the die beside it (a four's
     corner pip lies 0.48 of a side from the next die's, 0.54 from its own siblings), so the
     nearest pips alone never make that face."""
     n = pts.shape[0]
-    if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER:
+    if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER or not anchors.any():
         return {}
+    # Row by anchor: distances to its like pips (inf to the others), and their order.
     masked = np.where(near, dist, np.inf)[anchors]
-    if masked.shape[0] == 0:
-        return {}
+    order = np.argsort(masked, axis=1, kind="stable")
     width = min(n, _LEAVE_MOST)
-    order = np.argsort(masked, axis=1, kind="stable")[:, :width]
+    rows: dict[int, set[tuple[int, ...]]] = {}
+    for found in (
+        _left_out_faces(pts, masked, order[:, :width]),
+        _cut_faces(pts, pts[anchors], masked, order, width),
+    ):
+        for size, chosen in found.items():
+            rows.setdefault(size, set()).update(tuple(r) for r in np.sort(chosen, axis=1).tolist())
+    return {size: sorted(r) for size, r in rows.items()}
+
+
+def _left_out_faces(
+    pts: npt.NDArray[np.float32], masked: npt.NDArray[np.float64], order: IntArray
+) -> dict[int, IntArray]:
+    """Per face size, the trial faces (rows of pip indices) of each anchor (a row of
+    ``masked`` and of ``order``, its like pips nearest first) with one or two of its nearest
+    left out, where those lie beyond the face's edge (``_BEYOND_FACE`` grid steps from its
+    centre)."""
     valid = np.isfinite(np.take_along_axis(masked, order, axis=1))
-    out: dict[int, list[tuple[int, ...]]] = {}
-    for size, (keep_at, left_at) in _leave_out_tables(width).items():
+    out: dict[int, IntArray] = {}
+    for size, (keep_at, left_at) in _leave_out_tables(order.shape[1]).items():
         idx = order[:, keep_at]
         ok = valid[:, keep_at].all(axis=2) & valid[:, left_at].all(axis=2)
         q = pts[idx]
@@ -502,40 +518,29 @@ def _left_out_faces(
         step = np.linalg.norm(q - centre[:, :, None], axis=3).mean(axis=2) / _MEAN_RADIUS[size]
         left = pts[order[:, left_at]]
         gap = np.linalg.norm(left - centre[:, :, None], axis=3).min(axis=2)
-        chosen = idx[ok & (gap >= _BEYOND_FACE * step)]
-        if chosen.shape[0]:
-            rows = np.unique(np.sort(chosen, axis=1), axis=0)
-            out[size] = [tuple(r) for r in rows.tolist()]
+        out[size] = idx[ok & (gap >= _BEYOND_FACE * step)]
     return out
 
 
 def _cut_faces(
     pts: npt.NDArray[np.float32],
-    dist: npt.NDArray[np.float64],
-    near: npt.NDArray[np.bool_],
-    anchors: npt.NDArray[np.bool_],
-) -> dict[int, list[tuple[int, ...]]]:
-    """Trial faces of 4-6 pips (cluster indices, sorted) made of each pip of ``anchors``
-    and its nearest like pips (``near``) on its own side of the line halfway to one of its
-    ``_LEAVE_FROM`` nearest.
+    a_pts: npt.NDArray[np.float32],
+    masked: npt.NDArray[np.float64],
+    order: IntArray,
+    width: int,
+) -> dict[int, IntArray]:
+    """Per face size, the trial faces of each anchor (at ``a_pts``; rows of ``masked`` and
+    ``order`` as for :func:`_left_out_faces`) made of its nearest like pips on its own side of
+    the line halfway to one of its ``_LEAVE_FROM`` nearest.
 
-    Touching dice: when the pip beside an anchor is the next die's, that line is the crease
-    between the two dice, and every pip of that die lies beyond it; leaving out one or two
-    pips (:func:`_left_out_faces`) does not clear a die whose whole row is nearer the anchor
-    than its own face's far row (the column of a six facing the next die's)."""
-    n = pts.shape[0]
-    if not _LEAVE_LEAST <= n <= _LEAVE_CLUSTER:
-        return {}
-    rows_a = np.flatnonzero(anchors)
-    if rows_a.shape[0] == 0:
-        return {}
-    masked = np.where(near, dist, np.inf)[rows_a]
-    order = np.argsort(masked, axis=1, kind="stable")
-    width = min(n, _LEAVE_MOST)
+    When the pip beside an anchor is the next die's, that line is the crease between the two
+    dice, and every pip of that die lies beyond it; leaving one or two pips out does not clear
+    a die whose whole row is nearer the anchor than its own face's far row (the column of a
+    six facing the next die's)."""
     # The anchor's nearest (index 0 is the anchor itself) whose halfway lines cut.
     beside = order[:, 1 : _LEAVE_FROM + 1]
     beside_ok = np.isfinite(np.take_along_axis(masked, beside, axis=1))
-    a_xy = pts[rows_a][:, None, :]
+    a_xy = a_pts[:, None, :]
     towards = pts[beside] - a_xy  # (m, k, 2)
     reach = np.linalg.norm(towards, axis=2)
     unit = towards / np.maximum(reach, 1e-6)[:, :, None]
@@ -546,15 +551,10 @@ def _cut_faces(
     cut = np.where(kept, masked[:, None, :], np.inf)
     near_order = np.argsort(cut, axis=2, kind="stable")[:, :, :width]
     near_ok = np.isfinite(np.take_along_axis(cut, near_order, axis=2)) & beside_ok[:, :, None]
-    out: dict[int, list[tuple[int, ...]]] = {}
-    for size in range(4, 7):
-        if width < size:
-            break
-        chosen = near_order[:, :, :size][near_ok[:, :, :size].all(axis=2)]
-        if chosen.shape[0]:
-            rows = np.unique(np.sort(chosen, axis=1), axis=0)
-            out[size] = [tuple(r) for r in rows.tolist()]
-    return out
+    return {
+        size: near_order[:, :, :size][near_ok[:, :, :size].all(axis=2)]
+        for size in range(4, min(6, width) + 1)
+    }
 
 
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
@@ -649,10 +649,7 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     # (one or two, or all beyond a crease), which must fit their layout tightly, their pips
     # alike.
     anchors = ~in_a_face & (roundness >= _LEFT_OUT_ROUND)
-    left_out = _left_out_faces(pts, dist, near_all, anchors)
-    for size, cut_rows in _cut_faces(pts, dist, near_all, anchors).items():
-        left_out[size] = sorted(set(left_out.get(size, [])) | set(cut_rows))
-    for size, rows in left_out.items():
+    for size, rows in _faces_apart(pts, dist, near_all, anchors).items():
         rows = [t for t in rows if t not in subsets[size]]
         if not rows:
             continue
