@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vision")
 from conftest import background, draw_die  # the tests' drawing helpers
 
 from vision.reader import read_bytes
+from vision.result import DieReading
 
 #: Body and pip colours (BGR) of each scheme.
 SCHEMES = {
@@ -59,6 +60,31 @@ def tray(
     return data.tobytes(), dice
 
 
+def tally(
+    read: Sequence[DieReading], dice: Sequence[tuple[tuple[float, float], int]], side: float
+) -> list[int]:
+    """``[dice, right, found, misread, readings of no die]`` of one photo: each die (centre,
+    value) matched to the nearest reading not matched yet within 0.45 of its side."""
+    out = [len(dice), 0, 0, 0, 0]
+    used: set[int] = set()
+    for (x, y), value in dice:
+        near = [
+            (float(np.hypot(d.center[0] - x, d.center[1] - y)), j)
+            for j, d in enumerate(read)
+            if j not in used
+        ]
+        near = [t for t in near if t[0] < 0.45 * side]
+        if not near:
+            continue
+        j = min(near)[1]
+        used.add(j)
+        out[2] += 1
+        out[1] += int(read[j].value == value)
+        out[3] += int(read[j].value is not None and read[j].value != value)
+    out[4] = len(read) - len(used)
+    return out
+
+
 def score(
     side: int, trays: int, body: tuple[int, int, int], pip: tuple[int, int, int]
 ) -> list[int]:
@@ -66,24 +92,8 @@ def score(
     out = [0, 0, 0, 0, 0]
     for seed in range(trays):
         data, dice = tray(side, seed, body, pip)
-        read = list(read_bytes(data).dice)
-        used: set[int] = set()
-        for (x, y), value in dice:
-            out[0] += 1
-            near = [
-                (float(np.hypot(d.center[0] - x, d.center[1] - y)), j)
-                for j, d in enumerate(read)
-                if j not in used
-            ]
-            near = [t for t in near if t[0] < 0.45 * side]
-            if not near:
-                continue
-            j = min(near)[1]
-            used.add(j)
-            out[2] += 1
-            out[1] += int(read[j].value == value)
-            out[3] += int(read[j].value is not None and read[j].value != value)
-        out[4] += len(read) - len(used)
+        row = tally(read_bytes(data).dice, dice, side)
+        out = [a + b for a, b in zip(out, row, strict=True)]
     return out
 
 

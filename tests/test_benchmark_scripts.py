@@ -1,0 +1,32 @@
+"""The drawn-tray benchmarks run and read their trays (a few trays each, not the full runs
+the README quotes)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.mark.parametrize(("script", "trays"), [("touching_dice.py", "1"), ("drawn_trays.py", "6")])
+def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCH / script), "--trays", trays],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    last = run.stdout.strip().splitlines()[-1]
+    m = re.fullmatch(r"\| all \|(?: \|)? (\d+)/(\d+) \| (\d+) \| (\d+) \| (\d+) \|", last)
+    assert m, last
+    right, dice, found, misread, _extra = (int(g) for g in m.groups())
+    assert dice > 0 and found <= dice
+    # Drawn dice on plain trays: nearly all read, none misread.
+    assert right >= 0.9 * dice
+    assert misread == 0
