@@ -417,8 +417,12 @@ def mean_rows(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return out
 
 
+#: Pips at most this ratio apart in measured size are alike: :func:`fit_cluster` makes its
+#: trial faces of a pip and its alike neighbours.
+LIKE_SIZES = 1.45
 #: :func:`fit_cluster` also tries, for a round anchor pip, its round siblings up to this
-#: ratio apart in measured size (instead of 1.45) when at least this share as stark as it.
+#: ratio apart in measured size (instead of ``LIKE_SIZES``) when at least this share as stark
+#: as it.
 _WIDE_SIZES = 1.7
 _WIDE_STARK = 0.8
 _WIDE_ROUND = 0.7
@@ -582,7 +586,8 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
     # Each pip's like-sized neighbours within linking reach (row a: anchor a's).
     near_all = (
-        np.maximum(diam[:, None], diam[None, :]) <= 1.45 * np.minimum(diam[:, None], diam[None, :])
+        np.maximum(diam[:, None], diam[None, :])
+        <= LIKE_SIZES * np.minimum(diam[:, None], diam[None, :])
     ) & (dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :]))
     subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
     for a in range(n):

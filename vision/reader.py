@@ -39,6 +39,7 @@ from vision._bodies import (
 from vision._count import FaceCount, read_face
 from vision._faces import (
     AROUND_CENTRE,
+    LIKE_SIZES,
     FaceFit,
     fit_cluster,
     fit_layout,
@@ -1505,7 +1506,7 @@ def _stranded(
             for k in sorted(lone)
             if float(np.linalg.norm(cands.xy[p] - cands.xy[k], axis=1).min())
             <= _STRANDED_REACH * die.size
-            and max(float(cands.diam[k]), diam) <= 1.45 * min(float(cands.diam[k]), diam)
+            and max(float(cands.diam[k]), diam) <= LIKE_SIZES * min(float(cands.diam[k]), diam)
             # Round pips, not the smallest specks searched.
             and float(cands.roundness[k]) >= _ROUND_ONE
             and float(cands.diam[k]) >= _STRANDED_LEAST * params.min_pip_px
