@@ -165,6 +165,11 @@ _NOISE_WINDOW = 200
 #: The confidence of a face two counters agree on after the pip reader was unsure, and the
 #: least die side (work pixels) for asking the second counter.
 _AGREED = 0.75
+#: A second opinion on a face when no other die tells the photo's size is asked again on a
+#: window reaching this many of the face's sides around it (see :func:`_second_opinion`):
+#: a six's row fitted as a three spans about two thirds of its die, off its centre by a
+#: third, so its die reaches about 1.2 of the row's side from the row's centre.
+_PART_REACH = 1.3
 _SECOND_LEAST_SIDE = 24.0
 #: The single-face counter's least confidence for its reading to replace the pips' one.
 _SURE_COUNT = 0.8
@@ -874,15 +879,19 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     side = float(np.median(sides)) if sides else d.size
     if side < _SECOND_LEAST_SIDE:
         return d  # too few pixels for two counters to see more than the same blur
-    half = 0.75 * side
-    crop, _x0, _y0 = window(work, d.center, half)
-    if min(crop.shape[:2]) < half:
-        return d
-    # No size hint: the counter then centres on the die's own silhouette, so a lone pip
-    # off its die's centre (a two with a pip lost) is no one.
-    face = read_face(crop)
-    if face.value != d.layout or face.confidence < _SURE_COUNT:
-        return d
+    # With no die read to tell the photo's size, the face's own may be a part of its die
+    # (a row of a six fits a three): the counter must count the same on a window that
+    # would hold that whole die too.
+    halves = (0.75 * side,) if sides else (0.75 * side, _PART_REACH * side)
+    for half in halves:
+        crop, _x0, _y0 = window(work, d.center, half)
+        if min(crop.shape[:2]) < 0.75 * side:
+            return d
+        # No size hint: the counter then centres on the die's own silhouette, so a lone
+        # pip off its die's centre (a two with a pip lost) is no one.
+        face = read_face(crop)
+        if face.value != d.layout or face.confidence < _SURE_COUNT:
+            return d
     return d._replace(value=d.layout, confidence=min(face.confidence, _AGREED))
 
 
