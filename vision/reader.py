@@ -78,6 +78,12 @@ _GIANT_PIP = 0.7
 #: A face smaller than this share of the median side of the dice read is not read (see
 #: ``_doubt_small``).
 _SPECK_SIZE = 0.6
+#: ... and one whose pips are also smaller than this share of the dice's median pip is no
+#: part of a die (see ``_doubt_small``). On the shared photos (session 33) the faces read
+#: that small whose pips were under 0.46 of the photo's were all no die (6: a laptop's keys
+#: and ports); those part of a die the reader read nothing else of had pips of 0.53 or more
+#: (6; 5 more with pips of 0.5-0.9 were no die either, and stay asked about).
+_SPECK_PIP = 0.5
 #: :func:`_stands_out`: the band-pass's finer scale, as a share of a die's side (a pip is
 #: about a fifth of it), and its width in pixels on the reduced copy it is measured on; the
 #: face's middle (as a Chebyshev radius, in die sides); the ring of texture around it (die
@@ -522,20 +528,23 @@ def _doubt_small(
 ) -> list[tuple[float, _Die]]:
     """The dice with faces far smaller than the dice read (below ``_SPECK_SIZE`` of their
     median side; of the dice ``among``, when given, else of ``dice``) made uncertain, or
-    dropped when they were unread already.
+    dropped when they were unread already or their pips are far smaller too.
 
     The dice of one photo differ in size by perspective and make by less than that; a face
     read that small is part of a die (one row of a six, two pips of a four whose others
     were lost: on the shared photos half of such faces were misread) or a pattern of
-    specks and grain on a table or a tray's wood (an unread one nearly always is). A face
+    specks and grain on a table or a tray's wood (an unread one nearly always is). Part of
+    a die shows pips as big as the other dice's; a pattern need not: with pips under
+    ``_SPECK_PIP`` of the dice's median pip it is dropped, not asked about. A face
     the single-face counter read alike in the middle of a die-sized body of its own
     (``body_side``) is a die whose pips sit close together: it keeps its value and takes
     the body's size.
     """
-    sizes = [d.size for _diam, d in (dice if among is None else among) if d.value is not None]
-    if len(sizes) < 2:
+    read = [(diam, d.size) for diam, d in (dice if among is None else among) if d.value is not None]
+    if len(read) < 2:
         return dice
-    least = _SPECK_SIZE * float(np.median(sizes))
+    least = _SPECK_SIZE * float(np.median([size for _diam, size in read]))
+    least_pip = _SPECK_PIP * float(np.median([diam for diam, _size in read]))
     out = []
     for diam, d in dice:
         if d.size < least and _BODY_SHARE * d.body_side >= least:
@@ -547,7 +556,7 @@ def _doubt_small(
             d = d._replace(size=f * d.size, outline=outline)
         if d.size >= least:
             out.append((diam, d))
-        elif d.value is not None:
+        elif d.value is not None and diam >= least_pip:
             out.append((diam, d._replace(value=None)))
     return out
 

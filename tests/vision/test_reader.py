@@ -1160,12 +1160,20 @@ def test_faint_blobs_beside_a_face_do_not_hide_it(art: SimpleNamespace) -> None:
 def test_faces_far_smaller_than_the_dice_read_are_not_read() -> None:
     from vision.reader import _Die, _doubt_small
 
-    def die(value: int | None, size: float) -> tuple[float, _Die]:
-        return (size / 5.0, _Die(value, (0.0, 0.0), size, 0.9 if value else 0.5, ()))
+    def die(value: int | None, size: float, pip: float = 8.0) -> tuple[float, _Die]:
+        return (pip, _Die(value, (0.0, 0.0), size, 0.9 if value else 0.5, ()))
 
-    dice = [die(3, 40.0), die(5, 36.0), die(None, 38.0), die(None, 15.0), die(2, 15.0)]
-    # The grain's doubtful pattern goes; a face read that small (a row of a six) is asked
-    # about; a doubtful die of the dice's size stays as it was.
+    dice = [
+        die(3, 40.0),
+        die(5, 36.0, 7.0),
+        die(None, 38.0),
+        die(None, 15.0),
+        die(2, 15.0),
+        die(2, 15.0, 3.5),
+    ]
+    # The grain's doubtful pattern goes; a face read that small with pips like the other
+    # dice's (a row of a six) is asked about; one whose pips are under half theirs too (a
+    # laptop's keys) goes; a doubtful die of the dice's size stays as it was.
     assert [(d.value, d.size) for _diam, d in _doubt_small(dice)] == [
         (3, 40.0),
         (5, 36.0),
