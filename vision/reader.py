@@ -1349,7 +1349,8 @@ def _flattened(
     squash = float(np.median(roundness))
     if squash >= _ASLANT:
         return squash, None
-    direction = _agreed_direction(minor)
+    # A round pip's shortest width points anywhere: only the flattened ones say which way.
+    direction = _agreed_direction(minor[roundness < _ASLANT])
     if direction is None:
         return squash, None
     return squash, (max(squash, 0.4), direction)

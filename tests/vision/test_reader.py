@@ -1237,6 +1237,26 @@ def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     assert not _looks_down_aslant(aslant(0.95, 0.5 * np.pi))
 
 
+def test_round_pips_do_not_hide_which_way_the_flattened_ones_agree() -> None:
+    from vision.reader import _flattened
+
+    # Seen aslant, the top faces' pips are flattened along the vertical; the front faces'
+    # pips, seen nearly square on, are round, and a round blob's shortest width points
+    # anywhere. Those do not count against the flattened pips' agreement.
+    rng = np.random.default_rng(3)
+    flat = np.full(7, 0.55, np.float32)
+    round_ = np.full(6, 0.95, np.float32)
+    minor = np.concatenate([0.5 * np.pi + rng.normal(0, 0.1, 7), rng.uniform(0, np.pi, 6)]).astype(
+        np.float32
+    )
+    squash, aslant = _flattened(np.concatenate([flat, round_]), minor)
+    assert squash < 0.8 and aslant is not None
+    assert abs(aslant[1] - 0.5 * np.pi) < 0.2
+    # Flattened pips that point every way still agree on nothing.
+    squash, aslant = _flattened(flat, rng.uniform(0, np.pi, 7).astype(np.float32))
+    assert aslant is None
+
+
 def test_seen_across_the_table_a_face_below_a_top_face_is_its_side_face() -> None:
     from vision.reader import _Checked, _Die, _select
 
