@@ -82,7 +82,7 @@ _SPECK_SIZE = 0.6
 #: part of a die (see ``_doubt_small``). On the shared photos (session 33) the faces read
 #: that small whose pips were under 0.46 of the photo's were all no die (6: a laptop's keys
 #: and ports); those part of a die the reader read nothing else of had pips of 0.53 or more
-#: (6; 5 more with pips of 0.5-0.9 were no die either, and stay asked about).
+#: (7; 6 more with pips of 0.5-0.9 were no die either, and stay asked about).
 _SPECK_PIP = 0.5
 #: :func:`_stands_out`: the band-pass's finer scale, as a share of a die's side (a pip is
 #: about a fifth of it), and its width in pixels on the reduced copy it is measured on; the
