@@ -160,6 +160,10 @@ _DIM = 128
 #: ... and is brought up to put it at this level, by a gain of at most _MAX_GAIN.
 _EXPOSED = 220.0
 _MAX_GAIN = 4.0
+#: ... and never so far that more than this share of its pixels passes white in a channel
+#: (see :func:`_exposed`): the face of a small light die alone covers a few thousandths of
+#: a photo, a lone pip of one about a ten-thousandth.
+_CLIPPED = 1e-4
 #: Fine noise (grey levels) of a quiet photo; a grainier one is smoothed first.
 _QUIET = 2.0
 #: Least pip contrast of a grainy photo, in deviations of its measured grain.
@@ -359,6 +363,10 @@ def _exposed(image: Image) -> Image:
     up to a normal exposure; any other photo as it is.
 
     The pip search's contrast thresholds are grey levels, which a dim photo does not reach.
+    A photo of a die or two on a dark floor has its brightest half-percent on the floor too,
+    and is exposed for its dice: the gain never takes more than ``_CLIPPED`` of the pixels
+    past white in any channel (a light die brought up four times would be white all over,
+    its pips gone with its face).
     """
     h, w = image.shape[:2]
     step = max(1, max(h, w) // 160)
@@ -367,7 +375,13 @@ def _exposed(image: Image) -> Image:
     bright = int(np.searchsorted(np.cumsum(counts), 0.995 * grey.size))
     if bright >= _DIM:
         return image
-    gain = min(_MAX_GAIN, _EXPOSED / max(bright, 1))
+    # Every pixel, not the sample: a small die's pips may fall between the sample's rows.
+    b, g, r = cv2.split(image)
+    top_counts = cv2.calcHist([cv2.max(cv2.max(b, g), r)], [0], None, [256], [0, 256]).ravel()
+    top = int(np.searchsorted(np.cumsum(top_counts), (1.0 - _CLIPPED) * h * w))
+    gain = min(_MAX_GAIN, _EXPOSED / max(bright, 1), 255.0 / max(top, 1))
+    if gain <= 1.0:
+        return image
     return np.asarray(cv2.convertScaleAbs(image, alpha=gain), np.uint8)
 
 

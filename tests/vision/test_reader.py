@@ -979,6 +979,34 @@ def test_a_grainy_photo_is_smoothed_before_its_pips_are_searched(
     assert [d.value for d in grainy] == [d.value for d in clean] == [1, 3, 5, 2, 4, 6]
 
 
+@pytest.mark.parametrize("value", [3, 5, 6])
+def test_a_small_light_die_on_dark_felt_is_not_washed_out(value: int, art: SimpleNamespace) -> None:
+    # Dark felt fills the photo, so its brightest half-percent is felt: "underexposed". A
+    # gain that puts the felt at a normal level took the teal face and its white pips both
+    # past white, and the die was misread (a three and a five as twos, a six as a one).
+    img = art.background(320, 240, colour=(60, 110, 50), seed=1)
+    art.draw_die(
+        img, (160.3, 120.7), 24, value, angle_deg=70.0, body=(140, 140, 20), pip=(245, 245, 245)
+    )
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    assert [d.value for d in read_bytes(data.tobytes()).dice] == [value]
+
+
+def test_exposure_gain_stops_short_of_washing_out_the_dice(art: SimpleNamespace) -> None:
+    from vision.reader import _exposed
+
+    img = art.background(320, 240, colour=(60, 110, 50), seed=1)
+    # Felt alone (brightest half-percent below 128): brought up.
+    assert float(_exposed(img).mean()) > 1.5 * float(img.mean())
+    # With a light die on it, its pips may not pass white: brought up by 255/245 at most.
+    art.draw_die(img, (160.3, 120.7), 24, 4, body=(140, 140, 20), pip=(245, 245, 245))
+    assert float(_exposed(img).mean()) <= 255.0 / 245.0 * float(img.mean()) + 0.5
+    # A dim photo, die and all, is still brought up as far as the die allows.
+    dim = (img * 0.3).astype(np.uint8)
+    assert 2.5 < float(_exposed(dim).max()) / float(dim.max()) <= 255.0 / float(dim.max())
+
+
 def test_an_underexposed_photo_is_read_as_if_it_were_exposed(art: SimpleNamespace) -> None:
     # A webcam in a dim room: the whole photo at an eighth of its levels (pips 16 grey
     # levels above their faces, nearly the least contrast a pip may have).
