@@ -1,5 +1,5 @@
-"""The drawn-tray benchmarks run and read their trays (a few trays each, not the full runs
-the README quotes)."""
+"""The drawn benchmarks run and read their dice (a few trays or one value each, not the full
+runs the README quotes)."""
 
 from __future__ import annotations
 
@@ -29,4 +29,22 @@ def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> Non
     assert dice > 0 and found <= dice
     # Drawn dice on plain trays: nearly all read, none misread.
     assert right >= 0.9 * dice
+    assert misread == 0
+
+
+def test_the_lone_dice_benchmark_prints_its_table() -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "lone_dice.py"), "--values", "4"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    last = run.stdout.strip().splitlines()[-1]
+    m = re.fullmatch(r"\| all \| (\d+)/(\d+) \| (\d+) \| (\d+) \| (\d+) \|", last)
+    assert m, last
+    right, dice, asked, missed, misread = (int(g) for g in m.groups())
+    assert dice == 384 and right + asked + missed + misread == dice
+    # Lone fours on dark felt, out of focus included: nearly all read, none misread.
+    assert right >= 0.95 * dice
     assert misread == 0

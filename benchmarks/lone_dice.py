@@ -1,0 +1,106 @@
+"""How the reader reads one die alone on dark felt, the photo of a single die rolled again.
+
+Usage: ``python benchmarks/lone_dice.py [--values 1,2,3,4,5,6]``
+
+Each die is drawn by the tests' helpers (``tests/vision/conftest.py``) in the middle of a
+320x240 photo of dark green felt, in each of four colour schemes (white with black pips,
+teal, black and red with white pips), six sizes (18-44 px), four blurs (none to 2 px, out of
+focus) and four turns, with a little sensor grain (seeded by the die), and saved as a JPEG of
+quality 90: 384 photos a value. A Markdown row per value gives the dice read right, asked
+about (uncertain), not found and misread (a wrong value: the silent error). With no other die
+in the photo the reader cannot tell the dice's size from their neighbours, and the whole
+photo is a dark floor with one small light thing on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vision"))
+from conftest import draw_die  # the tests' drawing helpers
+
+from vision.reader import read_bytes
+
+#: Body and pip colours (BGR) of each scheme.
+SCHEMES = {
+    "white": ((235, 235, 235), (20, 20, 20)),
+    "teal": ((140, 140, 20), (245, 245, 245)),
+    "black": ((30, 30, 30), (235, 235, 235)),
+    "red": ((40, 40, 200), (240, 240, 240)),
+}
+FELT = (60, 110, 50)
+SIDES = (18, 22, 26, 30, 36, 44)
+BLURS = (0.0, 0.8, 1.4, 2.0)
+TURNS = (0.0, 20.0, 45.0, 70.0)
+CENTRE = (160.3, 120.7)
+
+
+def photo(value: int, scheme: str, side: int, blur: float, turn: float, seed: int) -> bytes:
+    """The JPEG of one die alone on the felt."""
+    body, pip = SCHEMES[scheme]
+    img = np.full((240, 320, 3), FELT, np.uint8)
+    draw_die(img, CENTRE, side, value, angle_deg=turn, body=body, pip=pip)
+    if blur > 0:
+        img = cv2.GaussianBlur(img, (0, 0), blur)
+    grain = np.random.default_rng(seed).normal(0, 2, img.shape)
+    img = np.clip(img + grain, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return data.tobytes()
+
+
+def outcome(value: int, data: bytes, side: int) -> str:
+    """``right``, ``asked``, ``missed`` or ``misread``: the reading nearest the die's centre,
+    within half its side."""
+    near = [
+        d
+        for d in read_bytes(data).dice
+        if np.hypot(d.center[0] - CENTRE[0], d.center[1] - CENTRE[1]) < 0.5 * side
+    ]
+    if not near:
+        return "missed"
+    if near[0].value is None:
+        return "asked"
+    return "right" if near[0].value == value else "misread"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--values", default="1,2,3,4,5,6", help="faces, comma-separated")
+    args = parser.parse_args(argv)
+    values = [int(v) for v in args.values.split(",")]
+    print("| value | right | asked about | not found | misread |")
+    print("|---|---|---|---|---|")
+    total = {"right": 0, "asked": 0, "missed": 0, "misread": 0}
+    for value in values:
+        row = dict.fromkeys(total, 0)
+        seed = 0
+        for scheme in SCHEMES:
+            for side in SIDES:
+                for blur in BLURS:
+                    for turn in TURNS:
+                        seed += 1
+                        data = photo(value, scheme, side, blur, turn, 1000 * value + seed)
+                        row[outcome(value, data, side)] += 1
+        n = sum(row.values())
+        print(
+            f"| {value} | {row['right']}/{n} | {row['asked']} | {row['missed']} | "
+            f"{row['misread']} |"
+        )
+        total = {k: total[k] + row[k] for k in total}
+    n = sum(total.values())
+    print(
+        f"| all | {total['right']}/{n} | {total['asked']} | {total['missed']} | "
+        f"{total['misread']} |"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
