@@ -24,15 +24,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vision"))
 from conftest import draw_die  # the tests' drawing helpers
+from drawn_trays import SCHEMES as TRAY_SCHEMES  # same folder
+from touching_dice import tally
 
 from vision.reader import read_bytes
 
-#: Body and pip colours (BGR) of each scheme.
+#: The schemes of ``drawn_trays.py`` a lone die is drawn in: dark pips on a light die,
+#: light pips on a mid-tone, a dark and a red die.
 SCHEMES = {
-    "white": ((235, 235, 235), (20, 20, 20)),
-    "teal": ((140, 140, 20), (245, 245, 245)),
-    "black": ((30, 30, 30), (235, 235, 235)),
-    "red": ((40, 40, 200), (240, 240, 240)),
+    name: TRAY_SCHEMES[name] for name in ("white/black", "teal/white", "black/white", "red/white")
 }
 FELT = (60, 110, 50)
 SIDES = (18, 22, 26, 30, 36, 44)
@@ -56,18 +56,14 @@ def photo(value: int, scheme: str, side: int, blur: float, turn: float, seed: in
 
 
 def outcome(value: int, data: bytes, side: int) -> str:
-    """``right``, ``asked``, ``missed`` or ``misread``: the reading nearest the die's centre,
-    within half its side."""
-    near = [
-        d
-        for d in read_bytes(data).dice
-        if np.hypot(d.center[0] - CENTRE[0], d.center[1] - CENTRE[1]) < 0.5 * side
-    ]
-    if not near:
+    """``right``, ``asked``, ``missed`` or ``misread``: the die matched as ``tally`` matches
+    (the nearest reading within 0.45 of its side)."""
+    _dice, right, found, misread, _extra = tally(read_bytes(data).dice, [(CENTRE, value)], side)
+    if not found:
         return "missed"
-    if near[0].value is None:
-        return "asked"
-    return "right" if near[0].value == value else "misread"
+    if right:
+        return "right"
+    return "misread" if misread else "asked"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

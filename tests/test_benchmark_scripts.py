@@ -13,10 +13,10 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-@pytest.mark.parametrize(("script", "trays"), [("touching_dice.py", "1"), ("drawn_trays.py", "6")])
-def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> None:
+def _all_row(script: str, *args: str) -> list[int]:
+    """The numbers of the ``| all |`` row that ends ``script``'s table, run with ``args``."""
     run = subprocess.run(
-        [sys.executable, str(BENCH / script), "--trays", trays],
+        [sys.executable, str(BENCH / script), *args],
         capture_output=True,
         text=True,
         check=True,
@@ -25,7 +25,12 @@ def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> Non
     last = run.stdout.strip().splitlines()[-1]
     m = re.fullmatch(r"\| all \|(?: \|)? (\d+)/(\d+) \| (\d+) \| (\d+) \| (\d+) \|", last)
     assert m, last
-    right, dice, found, misread, _extra = (int(g) for g in m.groups())
+    return [int(g) for g in m.groups()]
+
+
+@pytest.mark.parametrize(("script", "trays"), [("touching_dice.py", "1"), ("drawn_trays.py", "6")])
+def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> None:
+    right, dice, found, misread, _extra = _all_row(script, "--trays", trays)
     assert dice > 0 and found <= dice
     # Drawn dice on plain trays: nearly all read, none misread.
     assert right >= 0.9 * dice
@@ -33,17 +38,7 @@ def test_a_drawn_tray_benchmark_prints_its_table(script: str, trays: str) -> Non
 
 
 def test_the_lone_dice_benchmark_prints_its_table() -> None:
-    run = subprocess.run(
-        [sys.executable, str(BENCH / "lone_dice.py"), "--values", "4"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
-    last = run.stdout.strip().splitlines()[-1]
-    m = re.fullmatch(r"\| all \| (\d+)/(\d+) \| (\d+) \| (\d+) \| (\d+) \|", last)
-    assert m, last
-    right, dice, asked, missed, misread = (int(g) for g in m.groups())
+    right, dice, asked, missed, misread = _all_row("lone_dice.py", "--values", "4")
     assert dice == 384 and right + asked + missed + misread == dice
     # Lone fours on dark felt, out of focus included: nearly all read, none misread.
     assert right >= 0.95 * dice
