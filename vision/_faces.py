@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Any, NamedTuple
 
@@ -476,7 +477,7 @@ def _leave_out_tables(n: int) -> dict[int, tuple[IntArray, IntArray]]:
 
 def _faces_apart(
     pts: npt.NDArray[np.float32],
-    dist: npt.NDArray[np.float64],
+    dist: npt.NDArray[np.floating[Any]],
     near: npt.NDArray[np.bool_],
     anchors: npt.NDArray[np.bool_],
 ) -> dict[int, list[tuple[int, ...]]]:
@@ -561,6 +562,37 @@ def _cut_faces(
     }
 
 
+#: Clusters of up to this many pips are fitted from all their pairs; a bigger one (the
+#: specks of a textured table or felt, thousands linked into one cluster) from each pip's
+#: neighbours within reach, found with a k-d tree: the same trial faces without arrays of
+#: every pair (a wooden table's 3,800 linked specks took 0.7 s so).
+_ALL_PAIRS_MOST = 64
+
+
+def _neighbours(
+    pts: npt.NDArray[np.float32], reach: npt.NDArray[np.float32]
+) -> tuple[IntArray, npt.NDArray[np.floating[Any]]]:
+    """Each pip's neighbours (rows (n, K) of pip indices in ascending order, -1 after the
+    last) with their distances (inf after the last): every pip within ``reach`` (n,) of it,
+    itself included, or every pip of a cluster of up to ``_ALL_PAIRS_MOST``."""
+    n = pts.shape[0]
+    if n <= _ALL_PAIRS_MOST:
+        every: IntArray = np.broadcast_to(np.arange(n), (n, n))
+        return every, np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    from scipy.spatial import cKDTree
+
+    # A hair beyond the reach: the tree measures in double precision, the rules in the
+    # pips' single precision.
+    within = cKDTree(pts).query_ball_point(pts, r=reach * 1.001 + 1e-3, return_sorted=True)
+    counts = np.fromiter(map(len, within), np.intp, n)
+    nb = np.full((n, int(counts.max())), -1, np.intp)
+    nb[np.arange(nb.shape[1])[None, :] < counts[:, None]] = np.fromiter(
+        itertools.chain.from_iterable(within), np.intp, int(counts.sum())
+    )
+    dist = np.linalg.norm(pts[:, None, :] - pts[np.maximum(nb, 0)], axis=2)
+    return nb, np.where(nb >= 0, dist, np.inf)
+
+
 def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -> list[FaceFit]:
     """Explain a cluster of linked pips as faces; pips left over are returned as ones.
 
@@ -583,68 +615,80 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     contrast = cands.contrast[members]
     roundness = cands.roundness[members]
     dmax = float(diam.max())
-    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    link = params.max_link_diameters
+    nb, dist = _neighbours(pts, link * 0.5 * (1.0 + LIKE_SIZES) * diam)
+    real = nb >= 0
+    at = np.where(real, nb, 0)
+    diam_nb, contrast_nb = diam[at], contrast[at]
+    diam_a, contrast_a = diam[:, None], contrast[:, None]
     # Each pip's like-sized neighbours within linking reach (row a: anchor a's).
     near_all = (
-        np.maximum(diam[:, None], diam[None, :])
-        <= LIKE_SIZES * np.minimum(diam[:, None], diam[None, :])
-    ) & (dist <= params.max_link_diameters * 0.5 * (diam[:, None] + diam[None, :]))
-    subsets: dict[int, set[tuple[int, ...]]] = {k: set() for k in range(2, 7)}
-    for a in range(n):
-        near = near_all[a]
-        # The nearest pips, and the nearest as stark as the anchor's half: a faint speck
-        # nearer than a stark pip's own sibling would otherwise be in every trial of it.
-        stark = near & (contrast >= 0.5 * contrast[a])
-        trials = [(near, 2)]
-        if stark.sum() < near.sum():
-            trials.append((stark, 2))
-        # And a round stark pip with its round siblings as stark as it, up to _WIDE_SIZES
-        # apart in measured size (one pip of a black three on the renders measured 1.6 times
-        # its siblings), within reach of the smaller (a blob measured big reaches no
-        # further): faces of three pips or more only, since a pair alike in nothing but
-        # contrast is no evidence.
-        if roundness[a] >= _WIDE_ROUND:
-            smaller = np.minimum(diam, diam[a])
-            wide = (
-                (np.maximum(diam, diam[a]) <= _WIDE_SIZES * smaller)
-                & (dist[a] <= params.max_link_diameters * smaller)
-                & (contrast >= _WIDE_STARK * contrast[a])
-                & (roundness >= _WIDE_ROUND)
-            )
-            if (wide & ~near).any():
-                trials.append((wide, 3))
-        for like, least in trials:
-            order = np.flatnonzero(like)
-            order = order[np.argsort(dist[a, order], kind="stable")]
-            for size in range(least, min(6, order.shape[0]) + 1):
-                subsets[size].add(tuple(sorted(int(i) for i in order[:size])))
-    options: list[tuple[float, tuple[int, ...]]] = []
+        real
+        & (np.maximum(diam_a, diam_nb) <= LIKE_SIZES * np.minimum(diam_a, diam_nb))
+        & (dist <= link * 0.5 * (diam_a + diam_nb))
+    )
+    # The nearest pips, and the nearest as stark as the anchor's half: a faint speck nearer
+    # than a stark pip's own sibling would otherwise be in every trial of it.
+    stark = near_all & (contrast_nb >= 0.5 * contrast_a)
+    # And a round stark pip with its round siblings as stark as it, up to _WIDE_SIZES apart
+    # in measured size (one pip of a black three on the renders measured 1.6 times its
+    # siblings), within reach of the smaller (a blob measured big reaches no further):
+    # faces of three pips or more only, since a pair alike in nothing but contrast is no
+    # evidence.
+    smaller = np.minimum(diam_nb, diam_a)
+    wide = (
+        real
+        & (roundness >= _WIDE_ROUND)[:, None]
+        & (np.maximum(diam_nb, diam_a) <= _WIDE_SIZES * smaller)
+        & (dist <= link * smaller)
+        & (contrast_nb >= _WIDE_STARK * contrast_a)
+        & (roundness[at] >= _WIDE_ROUND)
+    )
+    trials = (
+        (near_all, np.ones(n, bool), 2),
+        (stark, stark.sum(axis=1) < near_all.sum(axis=1), 2),
+        (wide, (wide & ~near_all).any(axis=1), 3),
+    )
+    found: dict[int, list[IntArray]] = {k: [] for k in range(2, 7)}
+    for like, rows, least in trials:
+        # Each anchor's like pips nearest first (ties in the order of the cluster).
+        nearest = np.argsort(np.where(like, dist, np.inf), axis=1, kind="stable")[:, :6]
+        chosen_nb = np.take_along_axis(nb, nearest, axis=1)
+        count = like.sum(axis=1)
+        for size in range(least, nearest.shape[1] + 1):
+            take = rows & (count >= size)
+            if take.any():
+                found[size].append(np.sort(chosen_nb[take, :size], axis=1))
+    subsets = {
+        size: np.unique(np.concatenate(parts), axis=0) for size, parts in found.items() if parts
+    }
+    # Options: (scores, trial faces as rows of cluster indices), best first once sorted.
+    scores: list[npt.NDArray[np.float64]] = []
+    faces: list[IntArray] = []
 
     def add_options(
         idx: IntArray, res: npt.NDArray[np.float64], size: int, handicap: float = 0.0
     ) -> None:
-        for row, r in zip(idx.tolist(), res.tolist(), strict=True):
-            # Expected confidence of the face (as the reader will judge it): a tight grid
-            # of equally contrasted pips. A stray speck or a side-face pip added to a good
-            # face makes a worse face with one pip more.
-            contrast_row = contrast[row]
-            # Pips of one face are foreshortened alike: a round top-face pip paired with
-            # flattened side-face pips makes a worse face than the side face's own pips.
-            round_row = roundness[row]
-            conf = min(
-                1.0 - 0.5 * r / params.max_grid_residual,
-                0.25 + float(contrast_row.min() / contrast_row.max()),
-                0.25 + float(round_row.min() / max(float(round_row.max()), 1e-6)),
-            )
-            score = size + 3.0 * conf + 1.0 * float(diam[row].mean()) / dmax - handicap
-            options.append((score, tuple(int(members[i]) for i in row)))
+        # Expected confidence of the face (as the reader will judge it): a tight grid of
+        # equally contrasted pips. A stray speck or a side-face pip added to a good face
+        # makes a worse face with one pip more. Pips of one face are foreshortened alike: a
+        # round top-face pip paired with flattened side-face pips makes a worse face than
+        # the side face's own pips.
+        c, r = contrast[idx], roundness[idx]
+        conf = np.minimum(
+            np.minimum(
+                1.0 - 0.5 * res / params.max_grid_residual,
+                0.25 + (c.min(axis=1) / c.max(axis=1)).astype(np.float64),
+            ),
+            0.25 + (r.min(axis=1) / np.maximum(r.max(axis=1), 1e-6)).astype(np.float64),
+        )
+        mean_diam = diam[idx].mean(axis=1).astype(np.float64)
+        scores.append(size + 3.0 * conf + 1.0 * mean_diam / dmax - handicap)
+        faces.append(idx)
 
     # Trial fits of all subsets of one size in a single batch.
     in_a_face = np.zeros(n, bool)
-    for size, group in subsets.items():
-        if not group:
-            continue
-        idx = np.array(sorted(group), np.intp)
+    for size, idx in subsets.items():
         res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
         good = res <= params.max_grid_residual
         if size >= 4:
@@ -654,20 +698,28 @@ def fit_cluster(cands: PipCandidates, members: IntArray, params: ReaderParams) -
     # (one or two, or all beyond a crease), which must fit their layout tightly, their pips
     # alike.
     anchors = ~in_a_face & (roundness >= _LEFT_OUT_ROUND)
-    for size, rows in _faces_apart(pts, dist, near_all, anchors).items():
-        rows = [t for t in rows if t not in subsets[size]]
-        if not rows:
-            continue
-        idx = np.array(rows, np.intp)
-        res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
-        round_rows = roundness[idx]
-        good = (res <= _LEFT_OUT_RESIDUAL * params.max_grid_residual) & (
-            round_rows.min(axis=1) >= _LEFT_OUT_ALIKE * round_rows.max(axis=1)
-        )
-        add_options(idx[good], res[good], size, _LEFT_OUT_HANDICAP)
+    if _LEAVE_LEAST <= n <= _LEAVE_CLUSTER and anchors.any():
+        for size, rows_apart in _faces_apart(pts, dist, near_all, anchors).items():
+            tried = set(map(tuple, subsets[size].tolist())) if size in subsets else set()
+            rows_apart = [t for t in rows_apart if t not in tried]
+            if not rows_apart:
+                continue
+            idx = np.array(rows_apart, np.intp)
+            res = _trial_fits(pts[idx], diam[idx].mean(axis=1))
+            round_rows = roundness[idx]
+            good = (res <= _LEFT_OUT_RESIDUAL * params.max_grid_residual) & (
+                round_rows.min(axis=1) >= _LEFT_OUT_ALIKE * round_rows.max(axis=1)
+            )
+            add_options(idx[good], res[good], size, _LEFT_OUT_HANDICAP)
     chosen: list[FaceFit] = []
     used: set[int] = set()
-    for _score, subset in sorted(options, key=lambda t: -t[0]):
+    options = [tuple(row) for idx in faces for row in members[idx].tolist()]
+    # Best first; equal scores in the order tried (each size's faces in turn).
+    best_first: list[int] = (
+        np.argsort(-np.concatenate(scores), kind="stable").tolist() if scores else []
+    )
+    for k in best_first:
+        subset = options[k]
         if used.isdisjoint(subset):
             sel_idx = np.array(subset, np.intp)
             full = fit_layout(cands.xy[sel_idx], subset, float(mean_rows(cands.diam[sel_idx])))
