@@ -1659,6 +1659,9 @@ def _other_faces(
     out: list[FaceFit] = []
     least = float(np.min(cands.diam[list(refused.members)]))
     for k in refused.members:
+        if not float(cands.roundness[k]) >= _REFIT_ROUND:
+            # No face of its would count.
+            continue
         rest = np.array(
             [m for m in cluster.tolist() if m == k or m not in refused.members], np.intp
         )
