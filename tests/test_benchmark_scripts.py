@@ -43,3 +43,33 @@ def test_the_lone_dice_benchmark_prints_its_table() -> None:
     # Lone fours on dark felt, out of focus included: nearly all read, none misread.
     assert right >= 0.95 * dice
     assert misread == 0
+
+
+def test_the_reading_benchmark_times_a_folder_of_photos(tmp_path: Path) -> None:
+    """``bench_read.py --images DIR`` prints one row per photo, named, with every column
+    timed (a drawn 640x480 tray, one run: the timings themselves are not checked)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_read
+    finally:
+        sys.path.remove(str(BENCH))
+    import cv2
+    import numpy as np
+
+    scene = bench_read.draw_tray(640, 480, np.random.default_rng(1))
+    assert cv2.imwrite(str(tmp_path / "tray.jpg"), scene)
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "bench_read.py"), "--images", str(tmp_path), "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| tray.jpg")]
+    assert len(rows) == 1, run.stdout
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[0] == "tray.jpg: 640x480 JPEG"
+    # cv2.imread, both decodes and the reader with and without its tray flags: times in ms.
+    for cell in (cells[2], cells[3], cells[4].split()[0], cells[5], cells[7]):
+        assert float(cell) > 0, rows[0]
+    assert cells[6].endswith("x") and cells[8].endswith("x")
