@@ -1,6 +1,6 @@
 """How the reader reads drawn trays of many looks: dice colours, floors, sizes, light, blur.
 
-Usage: ``python benchmarks/drawn_trays.py [--trays N]``
+Usage: ``python benchmarks/drawn_trays.py [--trays N] [--specks N]``
 
 Tray ``k`` (seeded by ``k``) holds 3-10 dice of one colour scheme (the schemes in turn: dark
 pips on light dice, light on dark, coloured pips) lying apart, on one of seven floors, each
@@ -10,7 +10,9 @@ the light falls off across the photo by up to a quarter, and the photo is blurre
 tests' helpers (``tests/vision/conftest.py``); touching dice are ``touching_dice.py``'s
 part. A Markdown row per scheme gives the dice read right, found (a reading within 0.45
 sides of the die's centre), misread (a wrong value, not an uncertain one) and readings of
-no die.
+no die. With ``--specks N`` the floor is speckled first, as felt with lint or a granite
+table is: N specks per 640x480 of floor, 2.4-4.4 px wide, each 14-26 grey levels lighter
+or darker than the floor (the least pip contrast the reader looks for is 14).
 """
 
 from __future__ import annotations
@@ -58,8 +60,11 @@ FLOORS = (
 APART = 1.45
 
 
-def tray(seed: int) -> tuple[str, float, bytes, list[tuple[tuple[float, float], int]]]:
-    """Tray ``seed``: its scheme, die side, JPEG and dice ``(centre, value)``."""
+def tray(
+    seed: int, specks: int = 0
+) -> tuple[str, float, bytes, list[tuple[tuple[float, float], int]]]:
+    """Tray ``seed``: its scheme, die side, JPEG and dice ``(centre, value)``; its floor
+    speckled by ``specks`` specks per 640x480 (see the module's docstring)."""
     rng = np.random.default_rng(1000 + seed)
     name = list(SCHEMES)[seed % len(SCHEMES)]
     body, pip = SCHEMES[name]
@@ -71,6 +76,8 @@ def tray(seed: int) -> tuple[str, float, bytes, list[tuple[tuple[float, float], 
     gx = np.linspace(-1, 1, w)[None, :, None]
     gy = np.linspace(-1, 1, h)[:, None, None]
     img *= 1 + 0.25 * (rng.uniform(-1, 1) * gx + rng.uniform(-1, 1) * gy)
+    if specks:
+        speckle(img, specks, np.random.default_rng(5000 + seed))
     img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
     dice: list[tuple[tuple[float, float], int]] = []
     count = int(rng.integers(3, 11))
@@ -93,13 +100,30 @@ def tray(seed: int) -> tuple[str, float, bytes, list[tuple[tuple[float, float], 
     return name, side, data.tobytes(), dice
 
 
+def speckle(img: np.ndarray, per_vga: int, rng: np.random.Generator) -> None:
+    """Scatter specks over the float image ``img`` of a floor (in place), ``per_vga`` per
+    640x480, each a disc 1.2-2.2 px in radius 14-26 grey levels off the floor's colour."""
+    h, w = img.shape[:2]
+    for _ in range(round(per_vga * w * h / (640 * 480))):
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        r = rng.uniform(1.2, 2.2)
+        off = rng.uniform(14, 26) * rng.choice([-1.0, 1.0])
+        # The floor's colour where the speck lies (the light falls off across it), lightened
+        # or darkened.
+        colour = tuple(float(v) + off for v in img[min(int(y), h - 1), min(int(x), w - 1)])
+        cv2.circle(img, (round(x * 16), round(y * 16)), round(r * 16), colour, -1, cv2.LINE_AA, 4)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trays", type=int, default=240, help="trays, the schemes in turn")
+    parser.add_argument(
+        "--specks", type=int, default=0, help="specks on the floor per 640x480 (0: a plain floor)"
+    )
     args = parser.parse_args(argv)
     rows = {name: [0, 0, 0, 0, 0] for name in SCHEMES}
     for seed in range(args.trays):
-        name, side, data, dice = tray(seed)
+        name, side, data, dice = tray(seed, args.specks)
         row = tally(read_bytes(data).dice, dice, side)
         rows[name] = [a + b for a, b in zip(rows[name], row, strict=True)]
     print("| dice | right | found | misread | readings of no die |")

@@ -411,6 +411,48 @@ def link_pips(
     return clusters
 
 
+#: A linked cluster of more candidates than six dice showing six hold (``_LEAVE_CLUSTER``)
+#: whose typical candidate is barely a pip (the median contrast below this many times
+#: ``params.min_pip_contrast``) is a texture: felt, wood grain or leather, whose specks link
+#: all over a plain surface into clusters of hundreds or thousands ...
+_TEXTURE_LEVEL = 2.0
+#: ... and only candidates this many times starker than its median can be pips.
+_STARK_OVER_TEXTURE = 1.5
+
+
+def texture_level(cands: PipCandidates, clusters: list[IntArray], params: ReaderParams) -> float:
+    """The contrast of the photo's texture: the highest median contrast of its linked
+    ``clusters`` that are textures (see ``_TEXTURE_LEVEL``), or 0.0 when none is.
+
+    A cluster of real pips (touching dice of one colour in a clump) is no texture: its typical
+    candidate is a pip, far starker than the least contrast searched for.
+    """
+    level = 0.0
+    for members in clusters:
+        if members.shape[0] <= _LEAVE_CLUSTER:
+            continue
+        median = float(np.median(cands.contrast[members]))
+        if median < _TEXTURE_LEVEL * params.min_pip_contrast:
+            level = max(level, median)
+    return level
+
+
+def without_texture(cands: PipCandidates, members: IntArray, level: float) -> IntArray:
+    """``members`` of a linked cluster less the candidates no starker than the photo's
+    texture (:func:`texture_level`), which are its specks: a die's pips on that surface stand
+    out from it.
+
+    Fitted and checked, the specks of one render's felt made thousands of trial ones and
+    twos that the checks all refused (and now and then a three of specks, a reading of no
+    die), most of a second; the specks of a drawn felt, linked in small clusters beside the
+    dice, were read as a dozen dice.
+    """
+    if level <= 0.0:
+        return members
+    stark: IntArray = members[cands.contrast[members] >= _STARK_OVER_TEXTURE * level]
+    return stark
+
+
 def mean_rows(a: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """``np.mean(a, axis=0)`` of a small float array, bit for bit (the same sum, divided
     by the count), without its Python overhead."""

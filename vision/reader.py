@@ -47,6 +47,8 @@ from vision._faces import (
     link_pips,
     mean_rows,
     single_pip,
+    texture_level,
+    without_texture,
 )
 from vision._pips import (
     PLANE_TRANSFORM,
@@ -1414,7 +1416,12 @@ def _read_plain(
     fits: list[FaceFit] = []
     # The cluster each face of three pips or more came from, when it shared its cluster.
     clusters: dict[tuple[int, ...], npt.NDArray[np.intp]] = {}
-    for members in link_pips(cands, planes, params):
+    clusters_linked = link_pips(cands, planes, params)
+    texture = texture_level(cands, clusters_linked, params)
+    for linked in clusters_linked:
+        members = without_texture(cands, linked, texture)
+        if members.shape[0] == 0:
+            continue
         if members.shape[0] == 1:
             fits.append(single_pip(cands, int(members[0])))
             continue

@@ -124,3 +124,43 @@ def test_a_pip_measured_bigger_than_its_siblings_stays_in_its_face(art: SimpleNa
         (2, (0, 1)),
         (3, (2, 3, 4)),
     ]
+
+
+def _speckled(art: SimpleNamespace, n: int, contrast: tuple[float, float], seed: int) -> object:
+    """``n`` candidates scattered over 400 x 300 px, their contrast drawn from ``contrast``."""
+    rng = np.random.default_rng(seed)
+    xy = [(float(x), float(y)) for x, y in rng.uniform((0, 0), (400, 300), (n, 2))]
+    return art.candidates(xy, diam=3.0, contrast=list(rng.uniform(*contrast, n)))
+
+
+def test_a_textures_specks_are_left_out_and_the_stark_pips_on_it_kept(
+    art: SimpleNamespace,
+) -> None:
+    from vision._faces import texture_level, without_texture
+    from vision._pips import PipCandidates
+
+    specks = _speckled(art, 300, (14.0, 28.0), 1)
+    pips = art.candidates([(200.0 + 8 * k, 150.0) for k in range(4)], diam=3.0, contrast=90.0)
+    cands = PipCandidates(*(np.concatenate([a, b]) for a, b in zip(specks, pips, strict=True)))
+    felt = np.arange(300)
+    level = texture_level(cands, [felt, np.arange(300, 304)], DEFAULTS)
+    assert 19.0 < level < 23.0  # the specks' median contrast
+    # The four pips stand out from the felt's level, in their own cluster or in the felt's;
+    # a speck here and there as stark may too.
+    assert without_texture(cands, np.arange(300, 304), level).tolist() == [300, 301, 302, 303]
+    kept = without_texture(cands, np.arange(len(cands)), level)
+    assert set(range(300, 304)) <= set(kept.tolist())
+    assert len(kept) < 20
+
+
+def test_a_clump_of_real_pips_or_a_small_cluster_is_no_texture(art: SimpleNamespace) -> None:
+    from vision._faces import texture_level, without_texture
+
+    # Eight dice of one colour touching, 48 pips of a pip's contrast: no texture.
+    clump = _speckled(art, 48, (50.0, 120.0), 2)
+    assert texture_level(clump, [np.arange(48)], DEFAULTS) == 0.0
+    # Faint, but no more than six dice showing six could hold.
+    few = _speckled(art, 30, (14.0, 28.0), 3)
+    assert texture_level(few, [np.arange(30)], DEFAULTS) == 0.0
+    # Without a texture every member stays.
+    assert len(without_texture(clump, np.arange(48), 0.0)) == 48

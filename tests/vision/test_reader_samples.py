@@ -22,25 +22,27 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 #: Per photo: (flat, fully visible dice missed or misread, dice reported far from any die).
 KNOWN_LIMITS: dict[str, tuple[int, int]] = {
     "clean10_000121": (0, 0),
-    "clean10_000123": (2, 1),
+    "clean10_000123": (0, 0),
     "clean3_000101": (0, 0),
     "clean3_000102": (0, 0),
     "clean5_000111": (0, 0),
-    "clean5_000112": (0, 4),
-    "corner5_000151": (0, 2),
-    "flat10_000131": (0, 3),
-    "frame_edge5_000161": (3, 0),
-    "leaning_die5_000181": (3, 4),
+    "clean5_000112": (0, 0),
+    # 0 since session 36: a three of felt specks beside the tray was read until
+    # without_texture left the felt's specks out of their cluster.
+    "corner5_000151": (0, 0),
+    "flat10_000131": (0, 0),
+    "frame_edge5_000161": (0, 0),
+    "leaning_die5_000181": (2, 0),
     "leaning_wall2_000231": (0, 0),
-    "leaning_wall3_000171": (1, 0),
+    "leaning_wall3_000171": (0, 0),
     # 2: the four read as a two, and a two beside the tray's corner missed. Session 16's
     # 237c0af had made it 4 (a three read as a two across two dice, two dice beside it
     # missed); a three's pip measured 1.6 times its siblings' size is tried with them since
     # session 18, which reads those three dice right.
     "mixed10_000211": (2, 0),
-    "off_tray5_000221": (1, 0),
+    "off_tray5_000221": (0, 0),
     "rim3_000201": (2, 0),
-    "table5_000191": (3, 1),
+    "table5_000191": (2, 0),
     "touching5_000141": (0, 0),
 }
 
