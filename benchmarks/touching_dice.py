@@ -1,13 +1,14 @@
 """How the reader reads dice of one colour touching each other, on drawn trays.
 
-Usage: ``python benchmarks/touching_dice.py [--trays N]``
+Usage: ``python benchmarks/touching_dice.py [--trays N] [--clump]``
 
 Each tray (green felt, sensor noise, JPEG quality 90) holds a row of three dice touching side
 to side and a pair touching, each group at its own random turn, with random faces, drawn by
-the tests' helpers (``tests/vision/conftest.py``). For each colour scheme and die size a
-Markdown row gives the dice read right, found (a reading within 0.45 sides of the die's
-centre), misread (a wrong value, not an uncertain one) and readings of no die, over ``N``
-trays (5 dice each).
+the tests' helpers (``tests/vision/conftest.py``). With ``--clump`` it holds instead the ten
+dice of a ten-dice throw pushed together: two rows of five, every die touching its
+neighbours, at one random turn. For each colour scheme and die size a Markdown row gives the
+dice read right, found (a reading within 0.45 sides of the die's centre), misread (a wrong
+value, not an uncertain one) and readings of no die, over ``N`` trays (5 or 10 dice each).
 """
 
 from __future__ import annotations
@@ -39,15 +40,34 @@ GAP = 1.02
 
 
 def tray(
-    side: int, seed: int, body: tuple[int, int, int], pip: tuple[int, int, int]
+    side: int,
+    seed: int,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    *,
+    clump: bool = False,
 ) -> tuple[bytes, list[tuple[tuple[float, float], int]]]:
     """A JPEG of one tray and its dice ``(centre, value)``: the row of three in the upper
-    half, the pair in the lower, apart whatever their turns."""
+    half, the pair in the lower, apart whatever their turns; or, with ``clump``, two rows of
+    five touching in the middle."""
     rng = np.random.default_rng(seed * 100 + side)
     w = h = 8 * side
     img = background(w, h, (60, 120, 50), seed=seed)
     dice = []
-    for count, cy in ((3, 2.0 * side), (2, 6.0 * side)):
+    if clump:
+        turn = float(rng.uniform(0, 90))
+        a = np.deg2rad(turn)
+        along = np.array([np.cos(a), np.sin(a)])
+        across = np.array([-np.sin(a), np.cos(a)])
+        for row in (-0.5, 0.5):
+            for k in np.arange(5) - 2.0:
+                c = np.array([w / 2, h / 2]) + GAP * side * (k * along + row * across)
+                value = int(rng.integers(1, 7))
+                draw_die(
+                    img, (float(c[0]), float(c[1])), side, value, angle_deg=turn, body=body, pip=pip
+                )
+                dice.append(((float(c[0]), float(c[1])), value))
+    for count, cy in () if clump else ((3, 2.0 * side), (2, 6.0 * side)):
         turn = float(rng.uniform(0, 90))
         a = np.deg2rad(turn)
         for k in np.arange(count) - (count - 1) / 2:
@@ -86,12 +106,17 @@ def tally(
 
 
 def score(
-    side: int, trays: int, body: tuple[int, int, int], pip: tuple[int, int, int]
+    side: int,
+    trays: int,
+    body: tuple[int, int, int],
+    pip: tuple[int, int, int],
+    *,
+    clump: bool = False,
 ) -> list[int]:
     """``[dice, right, found, misread, readings of no die]`` over ``trays`` trays."""
     out = [0, 0, 0, 0, 0]
     for seed in range(trays):
-        data, dice = tray(side, seed, body, pip)
+        data, dice = tray(side, seed, body, pip, clump=clump)
         row = tally(read_bytes(data).dice, dice, side)
         out = [a + b for a, b in zip(out, row, strict=True)]
     return out
@@ -100,13 +125,16 @@ def score(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trays", type=int, default=4, help="trays per colour and size")
+    parser.add_argument(
+        "--clump", action="store_true", help="ten dice in two rows of five, all touching"
+    )
     args = parser.parse_args(argv)
     print("| dice | side (px) | right | found | misread | readings of no die |")
     print("|---|---|---|---|---|---|")
     total = [0, 0, 0, 0, 0]
     for name, (body, pip) in SCHEMES.items():
         for side in SIDES:
-            row = score(side, args.trays, body, pip)
+            row = score(side, args.trays, body, pip, clump=args.clump)
             total = [a + b for a, b in zip(total, row, strict=True)]
             print(f"| {name} | {side} | {row[1]}/{row[0]} | {row[2]} | {row[3]} | {row[4]} |")
     print(f"| all | | {total[1]}/{total[0]} | {total[2]} | {total[3]} | {total[4]} |")
