@@ -110,7 +110,7 @@ def speckle(img: np.ndarray, per_vga: int, rng: np.random.Generator) -> None:
         off = rng.uniform(14, 26) * rng.choice([-1.0, 1.0])
         # The floor's colour where the speck lies (the light falls off across it), lightened
         # or darkened.
-        colour = tuple(float(v) + off for v in img[min(int(y), h - 1), min(int(x), w - 1)])
+        colour = tuple(float(v) + off for v in img[int(y), int(x)])
         cv2.circle(img, (round(x * 16), round(y * 16)), round(r * 16), colour, -1, cv2.LINE_AA, 4)
 
 

@@ -54,27 +54,23 @@ def tray(
     w = h = 8 * side
     img = background(w, h, (60, 120, 50), seed=seed)
     dice = []
+    # Each group is drawn at its own random turn: its rows of touching dice, as (count, middle,
+    # offset across the row in rows' widths).
     if clump:
+        groups = [[(5, (w / 2, h / 2), -0.5), (5, (w / 2, h / 2), 0.5)]]
+    else:
+        groups = [[(3, (w / 2, 2.0 * side), 0.0)], [(2, (w / 2, 6.0 * side), 0.0)]]
+    for rows in groups:
         turn = float(rng.uniform(0, 90))
         a = np.deg2rad(turn)
-        along = np.array([np.cos(a), np.sin(a)])
-        across = np.array([-np.sin(a), np.cos(a)])
-        for row in (-0.5, 0.5):
-            for k in np.arange(5) - 2.0:
-                c = np.array([w / 2, h / 2]) + GAP * side * (k * along + row * across)
+        step = GAP * side
+        for count, (mx, my), offset in rows:
+            mx, my = mx - offset * step * np.sin(a), my + offset * step * np.cos(a)
+            for k in np.arange(count) - (count - 1) / 2:
+                centre = (mx + k * step * np.cos(a), my + k * step * np.sin(a))
                 value = int(rng.integers(1, 7))
-                draw_die(
-                    img, (float(c[0]), float(c[1])), side, value, angle_deg=turn, body=body, pip=pip
-                )
-                dice.append(((float(c[0]), float(c[1])), value))
-    for count, cy in () if clump else ((3, 2.0 * side), (2, 6.0 * side)):
-        turn = float(rng.uniform(0, 90))
-        a = np.deg2rad(turn)
-        for k in np.arange(count) - (count - 1) / 2:
-            centre = (w / 2 + k * GAP * side * np.cos(a), cy + k * GAP * side * np.sin(a))
-            value = int(rng.integers(1, 7))
-            draw_die(img, centre, side, value, angle_deg=turn, body=body, pip=pip)
-            dice.append(((float(centre[0]), float(centre[1])), value))
+                draw_die(img, centre, side, value, angle_deg=turn, body=body, pip=pip)
+                dice.append(((float(centre[0]), float(centre[1])), value))
     ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
     assert ok
     return data.tobytes(), dice

@@ -27,8 +27,8 @@ KNOWN_LIMITS: dict[str, tuple[int, int]] = {
     "clean3_000102": (0, 0),
     "clean5_000111": (0, 0),
     "clean5_000112": (0, 0),
-    # 0 since session 36: a three of felt specks beside the tray was read until
-    # without_texture left the felt's specks out of their cluster.
+    # 0 since session 36: a three of felt specks beside the tray was read until the photo's
+    # texture level (vision._faces.texture_level) left the felt's specks out.
     "corner5_000151": (0, 0),
     "flat10_000131": (0, 0),
     "frame_edge5_000161": (0, 0),
