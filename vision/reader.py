@@ -237,6 +237,10 @@ class _Die(NamedTuple):
     #: A four left uncertain as a six's corners (:func:`_six_corners`): still a face of the
     #: photo's dice for their size in the body pass, and counted again on its body.
     six_corners: bool = False
+    #: A two or three whose pips are faint amid starker ones of its die
+    #: (:func:`_starker_beside`): part of a bigger face, asked about unless counted again
+    #: (:func:`_asked_amid`). Until then it counts as read, as a size for the body pass.
+    amid: bool = False
 
 
 class _Scaled(NamedTuple):
@@ -321,7 +325,7 @@ def read_array(
         dice = _doubt_small(dice)
     dice = _with_colour_faces(work, dice, reading.faces)
     dice = _salient(work, dice)
-    dice = [(diam, _past_frame(d, work.shape[1], work.shape[0])) for diam, d in dice]
+    dice = [(diam, _past_frame(_asked_amid(d), work.shape[1], work.shape[0])) for diam, d in dice]
     readings = [
         DieReading(
             value=d.value,
@@ -413,6 +417,14 @@ def _quieted(image: Image, scale: float, params: ReaderParams) -> tuple[Image, R
             cv2.bilateralFilter(small, 5, 3.0 * sigma, 2.5), (w, h), interpolation=cv2.INTER_LINEAR
         )
     return np.asarray(smooth, np.uint8), params._replace(min_pip_contrast=contrast)
+
+
+def _asked_amid(d: _Die) -> _Die:
+    """``d`` made uncertain when it is still the two or three of faint pips amid starker
+    ones of its die that it was fitted as (:attr:`_Die.amid`)."""
+    if d.amid and d.value is not None and d.value == d.layout:
+        return d._replace(value=None, confidence=min(d.confidence, DOUBTED))
+    return d
 
 
 def _past_frame(d: _Die, width: int, height: int) -> _Die:
@@ -2594,6 +2606,33 @@ _UNCOUNTED_REACH = 1.6
 _OFF_NODE = 0.45
 
 
+def _starker_beside(
+    cands: PipCandidates, members: npt.NDArray[np.intp], center: tuple[float, float], size: float
+) -> bool:
+    """True when two or more blobs like a two's or three's pips (polarity, plane, about their
+    size) but far starker lie on its die, nearer its centre than any pip of a die touching it
+    can: the faint pips are the middle row of a six, or part of a bigger face, whose stark
+    pips the fit left out (:func:`_check_face` asks about such a face)."""
+    diam = cands.diam[members]
+    rel = np.hypot(cands.xy[:, 0] - center[0], cands.xy[:, 1] - center[1])
+    like = (
+        (rel <= _STARKER_REACH * size)
+        & (cands.polarity == cands.polarity[members[0]])
+        & (cands.channel == cands.channel[members[0]])
+        & (cands.diam >= 0.7 * float(diam.min()))
+        & (cands.diam <= 1.6 * float(diam.max()))
+        & (cands.contrast >= _STARKER * float(cands.contrast[members].max()))
+    )
+    like[members] = False
+    return int(like.sum()) >= 2
+
+
+#: See :func:`_starker_beside`: blobs this many face sides from a two's or three's centre
+#: (a touching die's nearest pip lies about 0.72 out) and this many times starker.
+_STARKER_REACH = 0.62
+_STARKER = 1.5
+
+
 def _square(
     center: tuple[float, float], side: float, angle: float
 ) -> tuple[tuple[float, float], ...]:
@@ -2825,4 +2864,5 @@ def _check_face(
         fit.value,
         axes=_axes_of(fit),
         six_corners=six_corners,
+        amid=value in (2, 3) and _starker_beside(cands, members, fit.center, size),
     )

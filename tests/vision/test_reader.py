@@ -1775,3 +1775,30 @@ def test_two_touching_twos_are_each_read(scheme: str, turn: float, art: SimpleNa
     assert [d.value for d in dice] == [2, 2, 5]
     for d, centre in zip(dice, places, strict=True):
         assert _close(d, centre, 60)
+
+
+def test_a_two_amid_starker_pips_of_its_die_is_no_two(art: SimpleNamespace) -> None:
+    from vision.reader import _starker_beside
+
+    # A small six of touching dice rendered photoreal (session 37): its middle pips measured
+    # less than half as stark as its corners, the six's fit was left uncertain for that, and
+    # the middle pair fitted a two turned 45 degrees. Two corners or more far starker than
+    # the pair's pips, on its die, make it no two; corners about as stark, one stark blob,
+    # or a touching die's pips (0.72 face sides out at least) do not.
+    corners = [(443.1, 638.7), (461.7, 636.0), (464.3, 655.1), (445.6, 658.1)]
+    middles = [(452.7, 637.6), (455.1, 656.1)]
+    pair = np.array([4, 5], np.intp)
+    centre, size = (453.9, 646.9), 23.7
+    six = art.candidates(
+        corners + middles,
+        diam=[6.9, 7.5, 6.9, 7.0, 5.5, 5.4],
+        contrast=[186.0, 178.0, 193.0, 173.0, 81.0, 87.0],
+    )
+    assert _starker_beside(six, pair, centre, size)
+    even = art.candidates(corners + middles, contrast=[110.0] * 4 + [81.0, 87.0])
+    assert not _starker_beside(even, pair, centre, size)
+    one_stark = art.candidates(corners[:1] + middles, contrast=[186.0, 81.0, 87.0])
+    assert not _starker_beside(one_stark, np.array([1, 2], np.intp), centre, size)
+    beside = [(centre[0] + 0.75 * size, centre[1] + dy) for dy in (-6.4, 6.4)]
+    touching = art.candidates(beside + middles, contrast=[186.0, 186.0, 81.0, 87.0])
+    assert not _starker_beside(touching, np.array([2, 3], np.intp), centre, size)
