@@ -534,7 +534,7 @@ def _outline(region: npt.NDArray[np.uint8]) -> tuple[FloatArray, str, float]:
     contour = max(contours, key=cv2.contourArea)
     hull = np.asarray(cv2.convexHull(contour), np.int32)
     hull_area = float(cv2.contourArea(hull))
-    quad = _sharpen_quad(_quad(hull, region), contour.reshape(-1, 2).astype(np.float64))
+    quad = _sharpen_quad(_quad(hull, region.shape), contour.reshape(-1, 2).astype(np.float64))
     quad_err = _area_mismatch(region, quad)
     ell_poly = None
     ell_err = np.inf
@@ -564,16 +564,15 @@ def ellipse_polygon(
     return np.stack([centre[0] + x * ca - y * sa, centre[1] + x * sa + y * ca], axis=1)
 
 
-def _quad(hull: npt.NDArray[np.int32], region: npt.NDArray[np.uint8]) -> FloatArray:
+def _quad(hull: npt.NDArray[np.int32], frame: tuple[int, ...]) -> FloatArray:
     """Four corners approximating a convex hull: the lines of its four longest straight
     stretches, met. Dice crowding a corner cut it off the floor's hull with a short
     slanted stretch, which must not become a side; nor must a stretch along the edge of
-    the photo, where the floor goes on out of sight; nor a stretch that bridges a bay
-    of the floor ``region`` (dice crowding a wall cut it off the floor's hull)."""
+    the photo (``frame``: its height and width), where the floor goes on out of sight."""
     peri = float(cv2.arcLength(hull, True))
     approx = cv2.approxPolyDP(hull, 0.02 * peri, True).reshape(-1, 2).astype(np.float64)
     if len(approx) > 4:
-        quad = _longest_sides_quad(approx, float(cv2.contourArea(hull)), region)
+        quad = _longest_sides_quad(approx, float(cv2.contourArea(hull)), frame)
         if quad is not None:
             return quad
     best = None
@@ -591,14 +590,14 @@ def _quad(hull: npt.NDArray[np.int32], region: npt.NDArray[np.uint8]) -> FloatAr
 
 
 def _longest_sides_quad(
-    poly: FloatArray, hull_area: float, region: npt.NDArray[np.uint8]
+    poly: FloatArray, hull_area: float, frame: tuple[int, ...]
 ) -> FloatArray | None:
     """The quadrilateral on the lines of the four longest sides of the convex ``poly``
     (N, 2) that do not run along the photo's edge, kept in order; None when it does not
     look like the same floor (not convex, smaller than the hull of ``hull_area`` pixels,
     or far larger than it where the photo shows the floor whole)."""
     n = len(poly)
-    h, w = region.shape[:2]
+    h, w = frame[0], frame[1]
     nxt = np.roll(poly, -1, axis=0)
 
     def on_edge(p: FloatArray, q: FloatArray) -> bool:
@@ -611,8 +610,7 @@ def _longest_sides_quad(
         )
 
     framed = np.array([on_edge(poly[i], nxt[i]) for i in range(n)])
-    bridged = np.array([_bridges(poly[i], nxt[i], poly.mean(axis=0), region) for i in range(n)])
-    lengths = np.where(framed | bridged, -1.0, np.hypot(*(nxt - poly).T))
+    lengths = np.where(framed, -1.0, np.hypot(*(nxt - poly).T))
     if int((lengths > 0).sum()) < 4:
         return None
     keep = np.sort(np.argsort(-lengths)[:4])
@@ -634,36 +632,6 @@ def _longest_sides_quad(
     ):
         return None
     return quad
-
-
-#: A hull side along which under this share of places has floor just inside it bridges a
-#: bay of the floor (see :func:`_bridges`) ...
-_BRIDGED_SHARE = 0.5
-#: ... looked for this many pixels (of the small copy) inside the side.
-_BRIDGE_INSET = 3.0
-
-
-def _bridges(
-    p: FloatArray, q: FloatArray, inner: FloatArray, region: npt.NDArray[np.uint8]
-) -> bool:
-    """Whether the hull side ``p``-``q`` spans a bay of the floor ``region`` rather than runs
-    along its edge: at most places along it, a few pixels in (towards ``inner``), there is no
-    floor. A wall's edge has floor all along just inside it; dice pushed against a wall cut
-    a bay into the floor, and the hull's stretch across the bay touches floor only at its ends.
-    """
-    along = q - p
-    length = float(np.hypot(*along))
-    if length < 4.0 * _BRIDGE_INSET:
-        return False
-    normal = np.array([-along[1], along[0]]) / length
-    if float(np.dot(inner - p, normal)) < 0.0:
-        normal = -normal
-    t = np.linspace(0.1, 0.9, 17)[:, None]
-    pts = p + t * along + _BRIDGE_INSET * normal
-    h, w = region.shape[:2]
-    xs = np.clip(np.rint(pts[:, 0]).astype(np.intp), 0, w - 1)
-    ys = np.clip(np.rint(pts[:, 1]).astype(np.intp), 0, h - 1)
-    return float(np.mean(region[ys, xs] > 0)) < _BRIDGED_SHARE
 
 
 def _extend_into_shadow(
