@@ -698,12 +698,26 @@ def _merge_enlarged(
             _shadowed(o, od, d, diam)
             and (o.value is None or (o.value < d.value and o.size < d.size))
             and not _part_of(d, o)
+            and not _one_elsewhere(o, d)
             for od, o in covered
         ):
             for k in sorted(hits, reverse=True):
                 del merged[k]
             merged.append((diam, d))
     return merged
+
+
+def _one_elsewhere(o: _Die, d: _Die) -> bool:
+    """Whether ``o``, a one read, and ``d``, a face read enlarged over it, are centred apart
+    (by ``_ONE_APART`` of the one's side): a one is read only with its pip in its face's
+    middle, so a face there with more pips, centred elsewhere, takes in a pip of another
+    die (a die touching it) rather than pips the first size ran together."""
+    apart = float(np.hypot(d.center[0] - o.center[0], d.center[1] - o.center[1]))
+    return o.value == 1 and apart > _ONE_APART * o.size
+
+
+#: See :func:`_one_elsewhere`.
+_ONE_APART = 0.3
 
 
 def _part_of(d: _Die, o: _Die) -> bool:

@@ -195,6 +195,24 @@ def test_an_enlarged_part_of_a_face_asked_about_does_not_replace_it() -> None:
     assert [d for _diam, d in merged] == [part]
 
 
+def test_a_one_read_stands_against_an_enlarged_two_centred_elsewhere() -> None:
+    from vision.reader import _Die, _merge_enlarged
+
+    # Photoreal renders of ten touching dice (session 37): a white one touching a cream
+    # two, read a one at the first size; enlarged, its pip and the two's nearer pip were
+    # fitted as a two, centred between the dice. A one is read only with its pip in its
+    # face's middle, so that two is a pip of another die away: the one stands.
+    one = _Die(1, (100.0, 100.0), 23.0, 0.89, (), layout=1)
+    across = _Die(2, (107.8, 92.9), 30.0, 0.83, (), layout=2)
+    merged = _merge_enlarged([(6.0, one)], [(6.0, across)], 6.0, DEFAULTS)
+    assert [d for _diam, d in merged] == [one]
+    # A face of more pips centred on the one (pips the first size ran together) still
+    # replaces it.
+    five = _Die(5, (101.0, 99.0), 26.0, 0.9, (), layout=5)
+    merged = _merge_enlarged([(6.0, one)], [(6.0, five)], 6.0, DEFAULTS)
+    assert [d for _diam, d in merged] == [five]
+
+
 def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
     from vision.reader import _Die, _edges_turn, _turned_against
 
