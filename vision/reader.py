@@ -2620,6 +2620,39 @@ _UNCOUNTED_REACH = 1.6
 _OFF_NODE = 0.45
 
 
+def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
+    """True when the pips of a two or three (centres ``pts``) are of unlike colours: the pips
+    of one die are painted alike and seen on one face, so a white pip and a yellow "pip" (a
+    corner of a yellow die touching it) are no one face, whatever their shapes.
+
+    Colour is taken in the a-b plane of OpenCV's Lab, at each pip's middle pixel and its
+    four neighbours in ``blur``. Pips unlike: one colourful (chroma over ``_PIP_CHROMA``)
+    beside one far greyer (under ``_PIP_GREYER`` of its chroma), or two colourful ones
+    whose hues lie over ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker
+    (a marbled die's swirls under its pips, a glint) keeps its hue."""
+    h, w = blur.shape[:2]
+    xs = np.clip(np.rint(pts[:, 0]).astype(np.intp), 1, w - 2)
+    ys = np.clip(np.rint(pts[:, 1]).astype(np.intp), 1, h - 2)
+    offsets = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
+    bgr = np.stack([blur[ys + dy, xs + dx] for dx, dy in offsets], axis=1).astype(np.float32)
+    ab = cv2.cvtColor(bgr.mean(axis=1, keepdims=True) / 255.0, cv2.COLOR_BGR2Lab)[:, 0, 1:]
+    chroma = np.hypot(ab[:, 0], ab[:, 1])
+    most = float(chroma.max())
+    if most <= _PIP_CHROMA:
+        return False
+    if float(chroma.min()) < _PIP_GREYER * most:
+        return True
+    hue = np.degrees(np.arctan2(ab[:, 1], ab[:, 0]))
+    apart = np.abs((hue[:, None] - hue[None, :] + 180.0) % 360.0 - 180.0)
+    return float(apart.max()) > _PIP_HUE_APART
+
+
+#: See :func:`_pips_unlike` (chroma in the a-b units of OpenCV's float Lab, hue in degrees).
+_PIP_CHROMA = 25.0
+_PIP_GREYER = 0.4
+_PIP_HUE_APART = 45.0
+
+
 def _starker_beside(
     cands: PipCandidates, members: npt.NDArray[np.intp], center: tuple[float, float], size: float
 ) -> bool:
@@ -2808,6 +2841,8 @@ def _check_face(
         # specks or pips of two dice.
         if fit.value <= 3:
             if _in_a_row(cands, members, params.max_face_color_dist, blur):
+                return None
+            if _pips_unlike(blur, cands.xy[members]):
                 return None
             support = _face_support(blur, fit, cands.ring_bgr[members], mean_contrast, pol, channel)
             if support < 0.35:

@@ -1820,3 +1820,34 @@ def test_a_two_amid_starker_pips_of_its_die_is_no_two(art: SimpleNamespace) -> N
     beside = [(centre[0] + 0.75 * size, centre[1] + dy) for dy in (-6.4, 6.4)]
     touching = art.candidates(beside + middles, contrast=[186.0, 186.0, 81.0, 87.0])
     assert not _starker_beside(touching, np.array([2, 3], np.intp), centre, size)
+
+
+def test_pips_of_unlike_colours_are_no_one_face() -> None:
+    from vision.reader import _pips_unlike
+
+    # Photoreal renders of ten touching dice (session 37): a red die's white pip and the
+    # lit corner of a yellow die touching it, a light blob as round as a pip, were fitted
+    # as a two. One die's pips are painted alike: a white pip beside a yellow one, or a red
+    # beside a blue, are no one face; a red pip seen lighter or darker beside another (a
+    # marbled die's swirls under them) and two white pips are.
+    img = np.zeros((20, 80, 3), np.uint8)
+    colours = {
+        "white": (235, 235, 235),
+        "yellow": (40, 200, 230),
+        "red": (40, 40, 210),
+        "dark red": (25, 25, 115),
+        "blue": (200, 90, 30),
+        "grey": (120, 120, 120),
+    }
+    places = {}
+    for k, (name, bgr) in enumerate(colours.items()):
+        img[5:15, 2 + 13 * k : 12 + 13 * k] = bgr
+        places[name] = (7.0 + 13 * k, 10.0)
+
+    def unlike(a: str, b: str) -> bool:
+        return _pips_unlike(img, np.array([places[a], places[b]], np.float32))
+
+    assert unlike("white", "yellow")
+    assert unlike("red", "blue")
+    assert not unlike("red", "dark red")
+    assert not unlike("white", "grey")
