@@ -2626,7 +2626,8 @@ def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
     corner of a yellow die touching it) are no one face, whatever their shapes.
 
     Colour is taken in the a-b plane of OpenCV's Lab, at each pip's middle pixel and its
-    four neighbours in ``blur``. Pips unlike: one colourful (chroma over ``_PIP_CHROMA``)
+    four neighbours in ``blur``, for pips of ``_PIP_LIT`` lightness or more. Pips unlike:
+    one colourful (chroma over ``_PIP_CHROMA``)
     beside one far greyer (under ``_PIP_GREYER`` of its chroma), or two colourful ones
     whose hues lie over ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker
     (a marbled die's swirls under its pips, a glint) keeps its hue."""
@@ -2635,7 +2636,11 @@ def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
     ys = np.clip(np.rint(pts[:, 1]).astype(np.intp), 1, h - 2)
     offsets = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
     bgr = np.stack([blur[ys + dy, xs + dx] for dx, dy in offsets], axis=1).astype(np.float32)
-    ab = cv2.cvtColor(bgr.mean(axis=1, keepdims=True) / 255.0, cv2.COLOR_BGR2Lab)[:, 0, 1:]
+    lab = cv2.cvtColor(bgr.mean(axis=1, keepdims=True) / 255.0, cv2.COLOR_BGR2Lab)[:, 0]
+    # Dark pips show no reliable hue (a colour cast tints them at random).
+    ab = lab[lab[:, 0] >= _PIP_LIT, 1:]
+    if ab.shape[0] < 2:
+        return False
     chroma = np.hypot(ab[:, 0], ab[:, 1])
     most = float(chroma.max())
     if most <= _PIP_CHROMA:
@@ -2647,10 +2652,14 @@ def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
     return float(apart.max()) > _PIP_HUE_APART
 
 
-#: See :func:`_pips_unlike` (chroma in the a-b units of OpenCV's float Lab, hue in degrees).
+#: See :func:`_pips_unlike` (lightness 0..100 and chroma in the a-b units of OpenCV's float
+#: Lab, hue in degrees). Under a tungsten cast (``vision.evaluate --perturb warm=0.35``)
+#: nell_byler_d6's dark pips measured chromas of 10 to 35 at random, and a green die's two
+#: yellow pips, each blended with the green, hues 47 degrees apart.
+_PIP_LIT = 30.0
 _PIP_CHROMA = 25.0
 _PIP_GREYER = 0.4
-_PIP_HUE_APART = 45.0
+_PIP_HUE_APART = 60.0
 
 
 def _starker_beside(
