@@ -2627,10 +2627,10 @@ def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
 
     Colour is taken in the a-b plane of OpenCV's Lab, at each pip's middle pixel and its
     four neighbours in ``blur``, for pips of ``_PIP_LIT`` lightness or more. Pips unlike:
-    one colourful (chroma over ``_PIP_CHROMA``)
-    beside one far greyer (under ``_PIP_GREYER`` of its chroma), or two colourful ones
-    whose hues lie over ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker
-    (a marbled die's swirls under its pips, a glint) keeps its hue."""
+    one colourful (chroma over ``_PIP_CHROMA``) beside one far greyer (under
+    ``_PIP_GREYER`` of its chroma), or two colourful ones whose hues lie over
+    ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker (a marbled die's
+    swirls under its pips, a glint) keeps its hue."""
     h, w = blur.shape[:2]
     xs = np.clip(np.rint(pts[:, 0]).astype(np.intp), 1, w - 2)
     ys = np.clip(np.rint(pts[:, 1]).astype(np.intp), 1, h - 2)
