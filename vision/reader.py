@@ -2626,17 +2626,13 @@ def _pips_unlike(blur: Image, pts: npt.NDArray[np.float32]) -> bool:
     corner of a yellow die touching it) are no one face, whatever their shapes.
 
     Colour is taken in the a-b plane of OpenCV's Lab, at each pip's middle pixel and its
-    four neighbours in ``blur``, for pips of ``_PIP_LIT`` lightness or more. Pips unlike:
-    one colourful (chroma over ``_PIP_CHROMA``) beside one far greyer (under
-    ``_PIP_GREYER`` of its chroma), or two colourful ones whose hues lie over
-    ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker (a marbled die's
+    four neighbours in ``blur`` (:func:`_sample_around`), for pips of ``_PIP_LIT``
+    lightness or more. Pips unlike: one colourful (chroma over ``_PIP_CHROMA``) beside one
+    far greyer (under ``_PIP_GREYER`` of its chroma), or two colourful ones whose hues lie
+    over ``_PIP_HUE_APART`` degrees apart. A paint seen lighter or darker (a marbled die's
     swirls under its pips, a glint) keeps its hue."""
-    h, w = blur.shape[:2]
-    xs = np.clip(np.rint(pts[:, 0]).astype(np.intp), 1, w - 2)
-    ys = np.clip(np.rint(pts[:, 1]).astype(np.intp), 1, h - 2)
-    offsets = ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))
-    bgr = np.stack([blur[ys + dy, xs + dx] for dx, dy in offsets], axis=1).astype(np.float32)
-    lab = cv2.cvtColor(bgr.mean(axis=1, keepdims=True) / 255.0, cv2.COLOR_BGR2Lab)[:, 0]
+    bgr = _sample_around(blur, pts, 1.0)
+    lab = cv2.cvtColor(bgr[:, None, :] / 255.0, cv2.COLOR_BGR2Lab)[:, 0]
     # Dark pips show no reliable hue (a colour cast tints them at random).
     ab = lab[lab[:, 0] >= _PIP_LIT, 1:]
     if ab.shape[0] < 2:
@@ -2669,14 +2665,11 @@ def _starker_beside(
     size) but far starker lie on its die, nearer its centre than any pip of a die touching it
     can: the faint pips are the middle row of a six, or part of a bigger face, whose stark
     pips the fit left out (:func:`_check_face` asks about such a face)."""
-    diam = cands.diam[members]
     rel = np.hypot(cands.xy[:, 0] - center[0], cands.xy[:, 1] - center[1])
     like = (
-        (rel <= _STARKER_REACH * size)
-        & (cands.polarity == cands.polarity[members[0]])
-        & (cands.channel == cands.channel[members[0]])
-        & (cands.diam >= 0.7 * float(diam.min()))
-        & (cands.diam <= 1.6 * float(diam.max()))
+        _alike(cands, members, least_diam=0.7, least_roundness=0.0)
+        & (rel <= _STARKER_REACH * size)
+        & (cands.diam <= 1.6 * float(cands.diam[members].max()))
         & (cands.contrast >= _STARKER * float(cands.contrast[members].max()))
     )
     like[members] = False
