@@ -124,6 +124,10 @@ _BLOB_PIP_PX = 12.0
 #: by the single-face counter (right faces of two to five pips measure 1.0-2.3 times, half
 #: of them over 1.6; their shadow and edges add to the body).
 _BODY_OVER_FACE = 1.5
+#: ... but not a body more than this many times that side: no die's body, but a tray floor
+#: or a table standing out around the one die read on it (on the shared photos and the
+#: renders the bodies the counter read again measured at most 2.8 times their faces).
+_BODY_OVER_FACE_MOST = 4.0
 #: ... and when the counter reads the same face there, the face is the die's whole face if
 #: its centre is within this share of the body's side of the body's centre (a lone die's
 #: blob holds its shadow and the side faces the camera sees: on nell's photos the faces the
@@ -241,6 +245,9 @@ class _Die(NamedTuple):
     #: (:func:`_starker_beside`): part of a bigger face, asked about unless counted again
     #: (:func:`_asked_amid`). Until then it counts as read, as a size for the body pass.
     amid: bool = False
+    #: The centres of the pips its layout was fitted to (work pixels); () for a die not read
+    #: by its pips.
+    pips: tuple[tuple[float, float], ...] = ()
 
 
 class _Scaled(NamedTuple):
@@ -310,7 +317,7 @@ def read_array(
                     fx, fy = scale_x / whole.scale_x, scale_y / whole.scale_y
                     more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole.dice]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
-    dice = _drop_giants(dice)
+    dice = _drop_giants(dice, work)
     if dice and params.body_dice:
         dice, unread, unsure = _body_dice(work, dice, params)
         dice = _unread_bodies(image, dice, unread, unsure, reading, params)
@@ -491,6 +498,10 @@ def _close_up(
             big_diam = 2.0 * params.big_pip_px_target
     smaller = scale * params.big_pip_px_target / big_diam
     reduced = _read_scaled(image, smaller, params)
+    if needed is None:
+        # Asked for by stark blobs or tried halved: dice blurred round are stark blobs too,
+        # and reduced they line up as the pips of a giant face whose "face" is the floor.
+        reduced = reduced._replace(dice=_bounded_faces(reduced))
     read = sum(d.value is not None for _diam, d in reduced.dice)
     # It is kept too when faces read asked for it, it reads as many, and every other die
     # the first reading read was a speck on its dice (:func:`_specks_on`). Not when its
@@ -502,6 +513,42 @@ def _close_up(
     ):
         return None
     return smaller, reduced
+
+
+#: A face of two pips or more read in a reduced copy its faces did not ask for, or whose
+#: pips are as wide as the one other die read, must differ from what lies just outside it
+#: on at least this share of its four sides (:func:`_bounded`; the checks of every face
+#: ask for one side, ``min_face_distinct``).
+_BOUNDED_SIDES = 0.5
+
+
+def _bounded_faces(reading: _Scaled) -> list[tuple[float, _Die]]:
+    """The dice of ``reading`` without faces that are not bounded (:func:`_bounded`)."""
+    return [(diam, d) for diam, d in reading.dice if _bounded(reading.work, diam, d)]
+
+
+def _bounded(work: Image, diam: float, d: _Die) -> bool:
+    """False for a face of two pips or more (``diam`` wide) that stands out from its
+    surround on fewer than ``_BOUNDED_SIDES`` of its sides (:func:`_face_evidence`).
+
+    A die's face is bounded by its edges all round, save where it touches another die or a
+    wall. The "pips" of a giant face are whole dice lying apart on the floor, and the floor
+    is its "face": it runs on past the face's outline everywhere but where another die
+    happens to lie.
+    """
+    if d.layout < 2 or len(d.pips) < 2 or len(d.outline) != 4:
+        return True
+    x, y = (int(v) for v in d.center)
+    # The surround is sampled out to 1.08 face sides from the centre (:data:`_OUTER`).
+    half = int(1.2 * d.size) + 4
+    x0, y0 = max(0, x - half), max(0, y - half)
+    crop = work[y0 : y + half + 1, x0 : x + half + 1]
+    blur: Image = np.asarray(cv2.GaussianBlur(crop, (3, 3), 0), dtype=np.uint8)
+    (ax, ay), (bx, by) = d.outline[0], d.outline[1]
+    pips = np.array(d.pips, np.float32) - np.array([x0, y0], np.float32)
+    centre = (d.center[0] - x0, d.center[1] - y0)
+    angle = float(np.arctan2(by - ay, bx - ax))
+    return _face_evidence(blur, centre, d.size, angle, pips, diam)[1] >= _BOUNDED_SIDES
 
 
 #: A die read on another one's face or side faces and smaller than this share of its pips
@@ -532,20 +579,25 @@ def _specks_on(first: _Scaled, reduced: _Scaled) -> bool:
     return True
 
 
-def _drop_giants(dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
+def _drop_giants(dice: list[tuple[float, _Die]], work: Image) -> list[tuple[float, _Die]]:
     """The dice without "faces" whose pips are whole dice: small dark dice on a light
     table (or light dice on a dark one) line up like the pips of one giant die.
 
     A face is dropped when its pips are at least 0.7 times as wide as the other dice in the
     photo (a pip spans about a fifth of its die's side): dice in one photo differ in size
-    by perspective and make, never so much.
+    by perspective and make, never so much. Of two dice, either may be the odd one (a giant
+    face beside a die, or a speck beside a close-up's face): the one whose pips are that
+    wide is dropped only when its face is no more bounded than a giant's
+    (:func:`_bounded_faces`, ``work`` being the image the dice were read on).
     """
-    if len(dice) < 3:
+    if len(dice) < 2:
         return dice
     out = []
     for k, (diam, d) in enumerate(dice):
         others = [o.size for j, (_od, o) in enumerate(dice) if j != k]
-        if diam > _GIANT_PIP * float(np.median(others)):
+        if diam > _GIANT_PIP * float(np.median(others)) and (
+            len(dice) > 2 or not _bounded(work, diam, d)
+        ):
             continue
         out.append((diam, d))
     return out
@@ -757,6 +809,7 @@ def _read_windows(
                     e._replace(
                         center=(e.center[0] + dx, e.center[1] + dy),
                         outline=tuple((x + dx, y + dy) for x, y in e.outline),
+                        pips=tuple((x + dx, y + dy) for x, y in e.pips),
                     ),
                 )
             )
@@ -852,7 +905,8 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     reading stands when it is sure and counts more pips there. When it surely counts the
     same pips and the face lies in the body's middle, ``d`` keeps its reading and learns
     its body's side (``body_side``, see :func:`_doubt_small`). A face left uncertain is
-    read by a sure count of its body, whatever their sizes.
+    read by a sure count of its body, whatever their sizes, up to a body
+    ``_BODY_OVER_FACE_MOST`` times the face's side (beyond that it is no die's body).
 
     A face fitted far smaller than its die is often a face with pips missed (a six's row
     read as a three, a five's corner and centre as a two), and pips are missed far more
@@ -866,6 +920,8 @@ def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
     # photos such counts read 19 of nell's uncertain dice and 3 of matteop65's, all right.
     seen = 4 if d.six_corners else d.value
     if seen is not None and (seen == 6 or body_side < _BODY_OVER_FACE * d.size):
+        return d
+    if body_side > _BODY_OVER_FACE_MOST * d.size:
         return d
     crop, x0, y0 = window(work, d.center, 0.7 * body_side)
     face = read_face(crop)
@@ -1080,6 +1136,7 @@ def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
         size=d.size * 0.5 * (fx + fy),
         outline=tuple((x * fx, y * fy) for x, y in d.outline),
         axes=_scaled_axes(d.axes, fx, fy),
+        pips=tuple((x * fx, y * fy) for x, y in d.pips),
     )
 
 
@@ -1269,7 +1326,8 @@ def _read_work(
     shrink = float(np.sqrt(squash))
     mapped = []
     for diam, d in again:
-        pts = np.array([d.center, *d.outline], np.float64)
+        n_outline = len(d.outline)
+        pts = np.array([d.center, *d.outline, *d.pips], np.float64)
         pts = np.column_stack([pts, np.ones(len(pts))]) @ back.T
         mapped.append(
             (
@@ -1277,8 +1335,9 @@ def _read_work(
                 d._replace(
                     center=(float(pts[0, 0]), float(pts[0, 1])),
                     size=d.size * shrink,
-                    outline=tuple((float(x), float(y)) for x, y in pts[1:]),
+                    outline=tuple((float(x), float(y)) for x, y in pts[1 : 1 + n_outline]),
                     axes=_mapped_axes(d.axes, back),
+                    pips=tuple((float(x), float(y)) for x, y in pts[1 + n_outline :]),
                 ),
             )
         )
@@ -1952,12 +2011,12 @@ def _without_giants(reading: _Scaled) -> list[tuple[float, _Die]]:
     """The dice of ``reading`` without "giant faces" (:func:`_drop_giants`), with the faces
     a giant had overlapped chosen again: a giant face's pips are whole dice, so the dice
     around and between them were left out as parts of it."""
-    kept = _drop_giants(reading.dice)
+    kept = _drop_giants(reading.dice, reading.work)
     if len(kept) == len(reading.dice) or reading.faces is None:
         return kept
     giants = [d for _diam, d in reading.dice if all(d is not k for _kd, k in kept)]
     faces = tuple(f for f in reading.faces.faces if all(f[1] is not g for g in giants))
-    return _drop_giants(_select(reading.faces._replace(faces=faces)))
+    return _drop_giants(_select(reading.faces._replace(faces=faces)), reading.work)
 
 
 def _one_read(die: _Die, other: _Die) -> bool:
@@ -2916,4 +2975,5 @@ def _check_face(
         axes=_axes_of(fit),
         six_corners=six_corners,
         amid=value in (2, 3) and _starker_beside(cands, members, fit.center, size),
+        pips=tuple((float(x), float(y)) for x, y in cands.xy[members]),
     )

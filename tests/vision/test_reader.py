@@ -550,15 +550,60 @@ def test_a_face_whose_pips_are_as_big_as_dice_is_dropped() -> None:
     def die(x: float, size: float, value: int = 3) -> _Die:
         return _Die(value, (x, 50.0), size, 0.9, ())
 
+    work = np.full((100, 400, 3), 200, np.uint8)
     # Three dice 30 px wide with 6 px pips, and a "two" 120 px wide whose "pips" are 24 px
     # blobs: two dark dice on a light table, lined up like a giant die's pips.
     dice = [(6.0, die(50, 30)), (6.5, die(100, 31)), (5.5, die(150, 28)), (24.0, die(300, 120, 2))]
-    assert [d.size for _p, d in _drop_giants(dice)] == [30, 31, 28]
+    assert [d.size for _p, d in _drop_giants(dice, work)] == [30, 31, 28]
     # Dice of two makes (pips of a big die still a fifth of its side) all stay.
     mixed = [(6.0, die(50, 30)), (6.0, die(100, 30)), (9.0, die(150, 45)), (9.5, die(200, 46))]
-    assert _drop_giants(mixed) == mixed
-    # With fewer than three dice there is nothing to compare with.
-    assert _drop_giants(dice[2:]) == dice[2:]
+    assert _drop_giants(mixed, work) == mixed
+    # Of two dice, the one with wide pips goes only when its face is no more bounded than a
+    # giant's (these have no pips to judge it by).
+    assert _drop_giants(dice[2:], work) == dice[2:]
+
+
+def _giant_two(art: SimpleNamespace, floor: tuple[int, int, int]) -> tuple[Any, _Die]:
+    """A photo of two dark dice 26 px wide lying apart on the floor, and the "two" 108 px
+    wide whose pips they are (as the reader fits it: its grid, outline and pips)."""
+    from vision.reader import _square
+
+    img = art.background(400, 300, floor)
+    pips = ((150.0, 100.0), (210.0, 160.0))
+    for c in pips:
+        art.draw_die(img, c, 26, 1, body=(50, 45, 60), pip=(60, 60, 170))
+    centre, size = (180.0, 130.0), 108.0
+    giant = _Die(2, centre, size, 0.9, _square(centre, size, 0.0), layout=2, pips=pips)
+    return img, giant
+
+
+def test_a_giant_face_beside_one_die_is_dropped_when_the_floor_surrounds_it(
+    art: SimpleNamespace,
+) -> None:
+    from vision.reader import _bounded, _drop_giants
+
+    img, giant = _giant_two(art, (200, 205, 210))
+    art.draw_die(img, (330.0, 240.0), 26, 3, body=(50, 45, 60), pip=(60, 60, 170))
+    small = _Die(3, (330.0, 240.0), 26.0, 0.9, ())
+    assert not _bounded(img, 26.0, giant)
+    assert _drop_giants([(26.0, giant), (5.0, small)], img) == [(5.0, small)]
+    # A third die just left of it bounds one side: still the floor all round else.
+    art.draw_die(img, (90.0, 130.0), 26, 4, body=(50, 45, 60), pip=(60, 60, 170))
+    assert not _bounded(img, 26.0, giant)
+
+
+def test_a_close_up_face_beside_a_speck_is_kept(art: SimpleNamespace) -> None:
+    from vision.reader import _bounded, _drop_giants, _square
+
+    # A white die 108 px wide with 24 px pips on a dark floor, and a speck read as a die.
+    img = art.background(400, 300, (60, 60, 60))
+    art.draw_die(img, (180.0, 130.0), 108, 2)
+    centre = (180.0, 130.0)
+    pips = tuple(art.pip_places(centre, 108, 2))
+    face = _Die(2, centre, 108.0, 0.9, _square(centre, 108.0, 0.0), layout=2, pips=pips)
+    speck = _Die(1, (340.0, 250.0), 20.0, 0.9, ())
+    assert _bounded(img, 20.0, face)
+    assert _drop_giants([(20.0, face), (4.0, speck)], img) == [(20.0, face), (4.0, speck)]
 
 
 def test_the_dice_a_giant_face_overlapped_are_chosen_again_without_it() -> None:
