@@ -501,7 +501,7 @@ def _close_up(
     if needed is None:
         # Asked for by stark blobs or tried halved: dice blurred round are stark blobs too,
         # and reduced they line up as the pips of a giant face whose "face" is the floor.
-        reduced = reduced._replace(dice=_bounded_faces(reduced))
+        reduced = reduced._replace(dice=_without_dice_as_pips(reading, reduced))
     read = sum(d.value is not None for _diam, d in reduced.dice)
     # It is kept too when faces read asked for it, it reads as many, and every other die
     # the first reading read was a speck on its dice (:func:`_specks_on`). Not when its
@@ -522,9 +522,20 @@ def _close_up(
 _BOUNDED_SIDES = 0.5
 
 
-def _bounded_faces(reading: _Scaled) -> list[tuple[float, _Die]]:
-    """The dice of ``reading`` without faces that are not bounded (:func:`_bounded`)."""
-    return [(diam, d) for diam, d in reading.dice if _bounded(reading.work, diam, d)]
+def _without_dice_as_pips(first: _Scaled, reduced: _Scaled) -> list[tuple[float, _Die]]:
+    """The dice of ``reduced`` (the photo read smaller than ``first``) without the faces
+    whose pips are whole dice: faces not bounded (:func:`_bounded`), and faces whose pips,
+    seen at ``first``'s scale, hold faces of their own (:func:`_dice_as_pips`)."""
+    f = (first.scale_x + first.scale_y) / (reduced.scale_x + reduced.scale_y)
+    out = []
+    for diam, d in reduced.dice:
+        if not _bounded(reduced.work, diam, d):
+            continue
+        pips = np.array(d.pips, np.float32).reshape(-1, 2) * f
+        if _dice_as_pips(first.work, pips, np.full(pips.shape[0], diam * f, np.float32)):
+            continue
+        out.append((diam, d))
+    return out
 
 
 def _bounded(work: Image, diam: float, d: _Die) -> bool:
@@ -588,7 +599,7 @@ def _drop_giants(dice: list[tuple[float, _Die]], work: Image) -> list[tuple[floa
     by perspective and make, never so much. Of two dice, either may be the odd one (a giant
     face beside a die, or a speck beside a close-up's face): the one whose pips are that
     wide is dropped only when its face is no more bounded than a giant's
-    (:func:`_bounded_faces`, ``work`` being the image the dice were read on).
+    (:func:`_bounded`, ``work`` being the image the dice were read on).
     """
     if len(dice) < 2:
         return dice
@@ -2795,6 +2806,73 @@ def _square_blob(planes: npt.NDArray[np.uint8], cands: PipCandidates, k: int) ->
     return fill >= _SQUARE_FILL
 
 
+#: Least diameter (work pixels) of pips that may be whole dice with pips of their own
+#: (:func:`_dice_as_pips`): the counter reads a face's pips from about 2 px up.
+_DIE_AS_PIP = 12.0
+#: ... and the single-face counter's least confidence in the face it reads on each.
+_DIE_AS_PIP_SURE = 0.6
+
+
+def _dice_as_pips(
+    image: Image, pts: npt.NDArray[np.float32], diams: npt.NDArray[np.float32]
+) -> bool:
+    """Whether every one of a face's pips (centres ``pts`` (K, 2), diameters ``diams``) is a
+    whole die: the single-face counter, on a window one and a half pips wide around it,
+    reads a face of two pips or more there.
+
+    Small dice lying apart on a plain floor make the pips of a "giant" face: three white
+    dice in a row on red felt read as a three 150 px wide. A pip holds no pips: a window
+    round a real pip reads as a one (the pip on its face) or nothing, and at most one pip
+    of a real face (beside a six's close-set column) read as a two on the shared photos
+    and the renders, where every pip of the two giant faces read as a face of two or more.
+    Pips narrower than ``_DIE_AS_PIP`` are not looked into: dice that small show no pips
+    the counter can count.
+    """
+    if pts.shape[0] < 2 or float(np.min(diams)) < _DIE_AS_PIP:
+        return False
+    h, w = image.shape[:2]
+    for (x, y), diam in zip(pts.tolist(), diams.tolist(), strict=True):
+        if not _holds_marks(image, (x, y), diam):
+            return False
+        half = 0.75 * diam
+        x0, y0 = max(0, int(x - half)), max(0, int(y - half))
+        x1, y1 = min(w, int(x + half) + 1), min(h, int(y + half) + 1)
+        if min(x1 - x0, y1 - y0) < 8:
+            return False
+        face = read_face(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        if face.value is None or face.value < 2 or face.confidence < _DIE_AS_PIP_SURE:
+            return False
+    return True
+
+
+def _holds_marks(image: Image, centre: tuple[float, float], diam: float) -> bool:
+    """Whether the blob of diameter ``diam`` at ``centre`` holds marks unlike it the other
+    way: in its middle (eight tenths of its radius) a pixel set off from the blob's own level,
+    away from the level around it, by ``_MARK_STEP`` of the blob's contrast (a die's pips
+    on the die; a pip is one level, save a glint). A cheap look before the counter's."""
+    h, w = image.shape[:2]
+    r = 0.5 * diam
+    x, y = centre
+    reach = int(np.ceil(1.3 * r))
+    x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
+    x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
+    window = image[y0:y1, x0:x1]
+    grey = (window.astype(np.float32) @ PLANE_TRANSFORM[0, :3]) if window.ndim == 3 else window
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    dist = np.hypot(xx - x, yy - y)
+    core, ring = grey[dist <= 0.8 * r], grey[(dist >= 1.1 * r) & (dist <= 1.3 * r)]
+    if core.size == 0 or ring.size == 0:
+        return False
+    level, around = float(np.median(core)), float(np.median(ring))
+    away = np.sign(around - level)  # from the blob's level towards the floor's
+    return bool(float(np.max(away * (core - level))) > _MARK_STEP * abs(around - level))
+
+
+#: A mark in a blob's middle is set off from its level by this share of the blob's contrast
+#: (:func:`_holds_marks`).
+_MARK_STEP = 0.5
+
+
 #: Least diameter (work pixels) of a lone blob whose corners tell a square from a disc ...
 _SHAPED_BLOB = 16.0
 #: ... and the share of its least rectangle a square blob fills (a disc 0.79; drawn dark
@@ -2961,6 +3039,8 @@ def _check_face(
         value = None
     if value is None and fit.value == 2:
         # Two doubtful blobs are far more often specks or a side face than a die.
+        return None
+    if fit.value >= 2 and _dice_as_pips(blur, cands.xy[members], cands.diam[members]):
         return None
     squash = min(fit.squash, mean_round)
     return _Die(

@@ -606,6 +606,25 @@ def test_a_close_up_face_beside_a_speck_is_kept(art: SimpleNamespace) -> None:
     assert _drop_giants([(20.0, face), (4.0, speck)], img) == [(20.0, face), (4.0, speck)]
 
 
+def test_pips_that_are_whole_dice_with_pips_of_their_own_are_told(art: SimpleNamespace) -> None:
+    from vision.reader import _dice_as_pips
+
+    # Three white dice 24 px wide in a row on red felt: the pips of a "three" 150 px wide.
+    img = art.background(400, 300, (60, 50, 150))
+    row = [(150.0, 100.0), (200.0, 150.0), (250.0, 200.0)]
+    for (x, y), value in zip(row, (2, 5, 3), strict=True):
+        art.draw_die(img, (x, y), 24, value)
+    pts = np.array(row, np.float32)
+    assert _dice_as_pips(img, pts, np.full(3, 24.0, np.float32))
+    # A die 110 px wide showing a three: its pips, 21 px wide, hold no pips.
+    real = art.background(400, 300, (60, 50, 150))
+    art.draw_die(real, (200.0, 150.0), 110, 3)
+    pips = np.array(art.pip_places((200.0, 150.0), 110, 3), np.float32)
+    assert not _dice_as_pips(real, pips, np.full(3, 21.0, np.float32))
+    # Dice too small for the counter are not looked into.
+    assert not _dice_as_pips(img, pts, np.full(3, 10.0, np.float32))
+
+
 def test_the_dice_a_giant_face_overlapped_are_chosen_again_without_it() -> None:
     from vision.reader import _Checked, _Die, _Scaled, _select, _without_giants
 
