@@ -527,15 +527,21 @@ def _without_dice_as_pips(first: _Scaled, reduced: _Scaled) -> list[tuple[float,
     whose pips are whole dice: faces not bounded (:func:`_bounded`), and faces whose pips,
     seen at ``first``'s scale, hold faces of their own (:func:`_dice_as_pips`)."""
     f = (first.scale_x + first.scale_y) / (reduced.scale_x + reduced.scale_y)
-    out = []
-    for diam, d in reduced.dice:
-        if not _bounded(reduced.work, diam, d):
-            continue
-        pips = np.array(d.pips, np.float32).reshape(-1, 2) * f
-        if _dice_as_pips(first.work, pips, np.full(pips.shape[0], diam * f, np.float32)):
-            continue
-        out.append((diam, d))
-    return out
+    return [
+        (diam, d)
+        for diam, d in reduced.dice
+        if _bounded(reduced.work, diam, d)
+        and not _pips_are_dice(first.work, diam * f, _scaled_die(d, f, f))
+    ]
+
+
+def _pips_are_dice(work: Image, diam: float, d: _Die) -> bool:
+    """Whether ``d``, a face of two pips or more ``diam`` wide read on ``work``, has whole
+    dice for pips (:func:`_dice_as_pips`)."""
+    if d.layout < 2 or len(d.pips) < 2:
+        return False
+    pips = np.array(d.pips, np.float32)
+    return _dice_as_pips(work, pips, np.full(pips.shape[0], diam, np.float32))
 
 
 def _bounded(work: Image, diam: float, d: _Die) -> bool:
@@ -1598,7 +1604,21 @@ def _read_plain(
         return _colour_faces(search, planes, blur, face_params, read)
 
     faces = _Checked(chosen, upright, colour)
-    return _select(faces), len(cands), stark, faces
+    dice = _select(faces)
+    # A face chosen whose pips are whole dice (:func:`_dice_as_pips`) is no face: the faces
+    # it overlapped are chosen again without it. The counter is slow: only a reading of one
+    # or two faces is looked into (among three or more, :func:`_drop_giants` measures each
+    # face's pips against the other dice), and a face chosen in its place in turn.
+    looked: set[int] = set()
+    while len(dice) <= _FEW_FACES:
+        hollow = [d for diam, d in dice if id(d) not in looked and _pips_are_dice(blur, diam, d)]
+        looked.update(id(d) for _diam, d in dice)
+        if not hollow:
+            break
+        chosen = tuple(f for f in chosen if all(f[1] is not g for g in hollow))
+        faces = faces._replace(faces=chosen)
+        dice = _select(faces)
+    return dice, len(cands), stark, faces
 
 
 def _partitions(items: list[int], most: int) -> Iterator[list[tuple[int, ...]]]:
@@ -2809,8 +2829,10 @@ def _square_blob(planes: npt.NDArray[np.uint8], cands: PipCandidates, k: int) ->
 #: Least diameter (work pixels) of pips that may be whole dice with pips of their own
 #: (:func:`_dice_as_pips`): the counter reads a face's pips from about 2 px up.
 _DIE_AS_PIP = 12.0
-#: ... and the single-face counter's least confidence in the face it reads on each.
+#: ... and the single-face counter's least confidence in the face it reads on each ...
 _DIE_AS_PIP_SURE = 0.6
+#: ... in a reading of at most this many faces.
+_FEW_FACES = 2
 
 
 def _dice_as_pips(
@@ -3039,8 +3061,6 @@ def _check_face(
         value = None
     if value is None and fit.value == 2:
         # Two doubtful blobs are far more often specks or a side face than a die.
-        return None
-    if fit.value >= 2 and _dice_as_pips(blur, cands.xy[members], cands.diam[members]):
         return None
     squash = min(fit.squash, mean_round)
     return _Die(
