@@ -540,8 +540,7 @@ def _pips_are_dice(work: Image, diam: float, d: _Die) -> bool:
     dice for pips (:func:`_dice_as_pips`)."""
     if d.layout < 2 or len(d.pips) < 2:
         return False
-    pips = np.array(d.pips, np.float32)
-    return _dice_as_pips(work, pips, np.full(pips.shape[0], diam, np.float32))
+    return _dice_as_pips(work, np.array(d.pips, np.float32), diam)
 
 
 def _bounded(work: Image, diam: float, d: _Die) -> bool:
@@ -2835,10 +2834,8 @@ _DIE_AS_PIP_SURE = 0.6
 _FEW_FACES = 2
 
 
-def _dice_as_pips(
-    image: Image, pts: npt.NDArray[np.float32], diams: npt.NDArray[np.float32]
-) -> bool:
-    """Whether every one of a face's pips (centres ``pts`` (K, 2), diameters ``diams``) is a
+def _dice_as_pips(image: Image, pts: npt.NDArray[np.float32], diam: float) -> bool:
+    """Whether every one of a face's pips (centres ``pts`` (K, 2), ``diam`` wide) is a
     whole die: the single-face counter, on a window one and a half pips wide around it,
     reads a face of two pips or more there.
 
@@ -2850,13 +2847,13 @@ def _dice_as_pips(
     Pips narrower than ``_DIE_AS_PIP`` are not looked into: dice that small show no pips
     the counter can count.
     """
-    if pts.shape[0] < 2 or float(np.min(diams)) < _DIE_AS_PIP:
+    if pts.shape[0] < 2 or diam < _DIE_AS_PIP:
         return False
     h, w = image.shape[:2]
-    for (x, y), diam in zip(pts.tolist(), diams.tolist(), strict=True):
+    half = 0.75 * diam
+    for x, y in pts.tolist():
         if not _holds_marks(image, (x, y), diam):
             return False
-        half = 0.75 * diam
         x0, y0 = max(0, int(x - half)), max(0, int(y - half))
         x1, y1 = min(w, int(x + half) + 1), min(h, int(y + half) + 1)
         if min(x1 - x0, y1 - y0) < 8:

@@ -615,14 +615,14 @@ def test_pips_that_are_whole_dice_with_pips_of_their_own_are_told(art: SimpleNam
     for (x, y), value in zip(row, (2, 5, 3), strict=True):
         art.draw_die(img, (x, y), 24, value)
     pts = np.array(row, np.float32)
-    assert _dice_as_pips(img, pts, np.full(3, 24.0, np.float32))
+    assert _dice_as_pips(img, pts, 24.0)
     # A die 110 px wide showing a three: its pips, 21 px wide, hold no pips.
     real = art.background(400, 300, (60, 50, 150))
     art.draw_die(real, (200.0, 150.0), 110, 3)
     pips = np.array(art.pip_places((200.0, 150.0), 110, 3), np.float32)
-    assert not _dice_as_pips(real, pips, np.full(3, 21.0, np.float32))
+    assert not _dice_as_pips(real, pips, 21.0)
     # Dice too small for the counter are not looked into.
-    assert not _dice_as_pips(img, pts, np.full(3, 10.0, np.float32))
+    assert not _dice_as_pips(img, pts, 10.0)
 
 
 def test_the_dice_a_giant_face_overlapped_are_chosen_again_without_it() -> None:
