@@ -554,11 +554,8 @@ def _bounded(work: Image, diam: float, d: _Die) -> bool:
     """
     if d.layout < 2 or len(d.pips) < 2 or len(d.outline) != 4:
         return True
-    x, y = (int(v) for v in d.center)
     # The surround is sampled out to 1.08 face sides from the centre (:data:`_OUTER`).
-    half = int(1.2 * d.size) + 4
-    x0, y0 = max(0, x - half), max(0, y - half)
-    crop = work[y0 : y + half + 1, x0 : x + half + 1]
+    crop, x0, y0 = window(work, d.center, int(1.2 * d.size) + 4)
     blur: Image = np.asarray(cv2.GaussianBlur(crop, (3, 3), 0), dtype=np.uint8)
     (ax, ay), (bx, by) = d.outline[0], d.outline[1]
     pips = np.array(d.pips, np.float32) - np.array([x0, y0], np.float32)
@@ -2849,16 +2846,13 @@ def _dice_as_pips(image: Image, pts: npt.NDArray[np.float32], diam: float) -> bo
     """
     if pts.shape[0] < 2 or diam < _DIE_AS_PIP:
         return False
-    h, w = image.shape[:2]
-    half = 0.75 * diam
     for x, y in pts.tolist():
         if not _holds_marks(image, (x, y), diam):
             return False
-        x0, y0 = max(0, int(x - half)), max(0, int(y - half))
-        x1, y1 = min(w, int(x + half) + 1), min(h, int(y + half) + 1)
-        if min(x1 - x0, y1 - y0) < 8:
+        crop, _x0, _y0 = window(image, (x, y), 0.75 * diam)
+        if min(crop.shape[:2]) < 8:
             return False
-        face = read_face(np.ascontiguousarray(image[y0:y1, x0:x1]))
+        face = read_face(crop)
         if face.value is None or face.value < 2 or face.confidence < _DIE_AS_PIP_SURE:
             return False
     return True
@@ -2869,16 +2863,11 @@ def _holds_marks(image: Image, centre: tuple[float, float], diam: float) -> bool
     way: in its middle (eight tenths of its radius) a pixel set off from the blob's own level,
     away from the level around it, by ``_MARK_STEP`` of the blob's contrast (a die's pips
     on the die; a pip is one level, save a glint). A cheap look before the counter's."""
-    h, w = image.shape[:2]
     r = 0.5 * diam
-    x, y = centre
-    reach = int(np.ceil(1.3 * r))
-    x0, y0 = max(0, int(x) - reach), max(0, int(y) - reach)
-    x1, y1 = min(w, int(x) + reach + 1), min(h, int(y) + reach + 1)
-    window = image[y0:y1, x0:x1]
-    grey = (window.astype(np.float32) @ PLANE_TRANSFORM[0, :3]) if window.ndim == 3 else window
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    dist = np.hypot(xx - x, yy - y)
+    crop, x0, y0 = window(image, centre, int(np.ceil(1.3 * r)))
+    grey = (crop.astype(np.float32) @ PLANE_TRANSFORM[0, :3]) if crop.ndim == 3 else crop
+    yy, xx = np.mgrid[y0 : y0 + crop.shape[0], x0 : x0 + crop.shape[1]]
+    dist = np.hypot(xx - centre[0], yy - centre[1])
     core, ring = grey[dist <= 0.8 * r], grey[(dist >= 1.1 * r) & (dist <= 1.3 * r)]
     if core.size == 0 or ring.size == 0:
         return False
