@@ -176,41 +176,40 @@ def test_a_light_swirl_on_a_blue_die_with_red_pips_is_no_one(
     assert all(d.value in (None, 2) for d in near)
 
 
-def test_an_enlarged_part_of_a_face_asked_about_does_not_replace_it() -> None:
-    from vision.reader import _Die, _merge_enlarged
+def _merged(first: _Die, enlarged: _Die) -> list[_Die]:
+    """The dice :func:`vision.reader._merge_enlarged` keeps of a die read at the first size
+    and a face read over it enlarged (pips 6 px wide in both readings)."""
+    from vision.reader import _merge_enlarged
 
+    return [d for _diam, d in _merge_enlarged([(6.0, first)], [(6.0, enlarged)], 6.0, DEFAULTS)]
+
+
+def test_an_enlarged_part_of_a_face_asked_about_does_not_replace_it() -> None:
     # A four asked about (a glare streak beside two of its pips) and, enlarged, the two of
     # its pips the streak left alone: a smaller face of fewer pips, read surely.
     four = _Die(None, (100.0, 100.0), 25.0, 0.57, (), layout=4)
     part = _Die(2, (98.0, 101.0), 18.0, 0.88, (), layout=2)
-    merged = _merge_enlarged([(6.0, four)], [(6.0, part)], 6.0, DEFAULTS)
-    assert [d for _diam, d in merged] == [four]
+    assert _merged(four, part) == [four]
     # A face of more pips enlarged still replaces it (a five whose corner was lost).
     five = _Die(5, (100.0, 100.0), 26.0, 0.9, (), layout=5)
-    merged = _merge_enlarged([(6.0, four)], [(6.0, five)], 6.0, DEFAULTS)
-    assert [d for _diam, d in merged] == [five]
+    assert _merged(four, five) == [five]
     # And so does a sure face of any value where the face asked about was a lone blob.
     one = four._replace(layout=1, size=16.0)
-    merged = _merge_enlarged([(6.0, one)], [(6.0, part)], 6.0, DEFAULTS)
-    assert [d for _diam, d in merged] == [part]
+    assert _merged(one, part) == [part]
 
 
 def test_a_one_read_stands_against_an_enlarged_two_centred_elsewhere() -> None:
-    from vision.reader import _Die, _merge_enlarged
-
     # Photoreal renders of ten touching dice (session 37): a white one touching a cream
     # two, read a one at the first size; enlarged, its pip and the two's nearer pip were
     # fitted as a two, centred between the dice. A one is read only with its pip in its
     # face's middle, so that two is a pip of another die away: the one stands.
     one = _Die(1, (100.0, 100.0), 23.0, 0.89, (), layout=1)
     across = _Die(2, (107.8, 92.9), 30.0, 0.83, (), layout=2)
-    merged = _merge_enlarged([(6.0, one)], [(6.0, across)], 6.0, DEFAULTS)
-    assert [d for _diam, d in merged] == [one]
+    assert _merged(one, across) == [one]
     # A face of more pips centred on the one (pips the first size ran together) still
     # replaces it.
     five = _Die(5, (101.0, 99.0), 26.0, 0.9, (), layout=5)
-    merged = _merge_enlarged([(6.0, one)], [(6.0, five)], 6.0, DEFAULTS)
-    assert [d for _diam, d in merged] == [five]
+    assert _merged(one, five) == [five]
 
 
 def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
