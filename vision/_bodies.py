@@ -86,6 +86,10 @@ _AREA_RANGE = (0.5, 1.7)
 #: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
 #: the dice read in it).
 _MAX_CLUSTER = 8.0
+#: A heap of two dice that the counter cannot part is looked at as one die when its blob is
+#: at most this many lone dice's areas (a die a third wider than those read, nearer the
+#: camera: 1.8 times the area).
+_ONE_BIG_DIE = 2.5
 #: A lone die's body is square when its sides differ by at most this ratio (its shadow
 #: lengthens it a little).
 _SQUARE = 1.35
@@ -193,6 +197,8 @@ def find_body_dice(
     unread: list[tuple[float, float, float]] = []
     unsure: list[UnsureBody] = []
     side = float(np.sqrt(expected))
+    # Places in blobs of dice where a die's room is left but its pips could not be counted.
+    missed: list[tuple[float, float, float]] = []
     cluster = partial(
         _read_cluster,
         work,
@@ -201,6 +207,7 @@ def find_body_dice(
         scale=scale,
         taken=taken,
         min_confidence=min_confidence,
+        missed=missed,
     )
 
     def read_lone(
@@ -290,7 +297,12 @@ def find_body_dice(
         if _AREA_RANGE[1] * expected < area <= _MAX_CLUSTER * expected:
             # Dice touching only each other: a heap, not a wall or a shadow's streak.
             if _compact(labels[y : y + ch, x : x + cw] == i, area):
-                found.extend(cluster(stats[i], i, heap=round(area / expected)))
+                parts = cluster(stats[i], i, heap=round(area / expected))
+                found.extend(parts)
+                if not parts and area <= _ONE_BIG_DIE * expected:
+                    # Not two dice after all: one die nearer the camera than those read
+                    # (a filled square, which two dice side by side never make).
+                    read_lone(labels, stats[i], cents[i], i)
             continue
         if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
             continue
@@ -334,11 +346,53 @@ def find_body_dice(
                 found.extend(
                     b
                     for b in _read_cluster(
-                        work, band, band_stats[j], j, side, scale, known, min_confidence, heap=heap
+                        work,
+                        band,
+                        band_stats[j],
+                        j,
+                        side,
+                        scale,
+                        known,
+                        min_confidence,
+                        heap=heap,
+                        missed=missed,
                     )
                     if b.value >= 2
                 )
+    if side / scale <= _MISSED_BODY_MOST * die_side:
+        unsure.extend(_missed_dice(work, missed, _places(taken, found), unsure, noise))
     return BodyPass(found, lone, unread, unsure)
+
+
+#: The places missed in blobs of dice (:func:`_missed_dice`) are asked about only when the
+#: body size this pass takes for a die is at most this many times the side the faces read
+#: give it (a body is its face with a margin and a shadow, about 1.4 to 1.8 times as wide):
+#: where lone blobs hold heaps of dice, a "die-sized" piece is a heap too.
+_MISSED_BODY_MOST = 2.5
+
+
+def _missed_dice(
+    work: Image,
+    missed: list[tuple[float, float, float]],
+    places: list[tuple[float, float, float]],
+    unsure: list[UnsureBody],
+    noise: float,
+) -> list[UnsureBody]:
+    """The dice in blobs of dice whose pips could not be counted (``missed``, see
+    :func:`_read_cluster`): each place that no die read or asked about holds, once, when its
+    middle is textured as a die's face is (:func:`_textured`). A dark marbled die with red
+    pips touching dice read is asked about, as it is when it lies alone, not left out."""
+    held = [*places, *((u.center[0], u.center[1], u.size) for u in unsure)]
+    out: list[UnsureBody] = []
+    for cx, cy, s in missed:
+        if any(np.hypot(cx - hx, cy - hy) < 0.7 * max(s, hs) for hx, hy, hs in held):
+            continue
+        if not _textured(work, (cx, cy), s, noise):
+            continue
+        box = cv2.boxPoints(((cx, cy), (s, s), 0.0))
+        out.append(UnsureBody((cx, cy), s, tuple((float(bx), float(by)) for bx, by in box)))
+        held.append((cx, cy, s))
+    return out
 
 
 def _textured(work: Image, centre: tuple[float, float], side: float, noise: float) -> bool:
@@ -541,15 +595,27 @@ def _read_cluster(
     *,
     beside_taken: bool = False,
     heap: int = 0,
+    missed: list[tuple[float, float, float]] | None = None,
 ) -> list[BodyDie]:
     """Dice in one blob of touching dice: with the taken dice cut out of the blob, a die
     square around each peak of the distance to the edge of what is left. ``side`` is a
     die's side in blob pixels, which are ``scale`` times the work image's. With
     ``beside_taken`` only peaks within two dice of a taken die are read. A ``heap`` of
     that many dice touching only each other (a ridge, not peaks, in the distance) is split
-    into as many dice by k-means on its pixels instead."""
+    into as many dice by k-means on its pixels instead. The places ``(x, y, side)`` (work
+    pixels) where a peak or a heap's die left a die's room but the counter saw pip-like
+    blobs it could not fit to a face go into ``missed`` when given (see
+    :func:`find_body_dice`)."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
+    # The rows and columns of ``comp`` inside the frame (a blob's pixels on the frame's
+    # edge may go on beyond it).
+    inside = (
+        2 if x == 0 else 1,
+        2 if y == 0 else 1,
+        cw if x + cw >= labels.shape[1] else cw + 1,
+        ch if y + ch >= labels.shape[0] else ch + 1,
+    )
     # Take the dice already read out of the blob: what is left of a die's size is a die.
     for tx, ty, ts in taken:
         bx, by = tx * scale - x + 1, ty * scale - y + 1
@@ -613,6 +679,14 @@ def _read_cluster(
             continue
         face = _doubted(read_face(crop, hint_size_px=side / scale))
         if face.value is None or face.confidence < min_confidence or not face.pips:
+            if (
+                missed is not None
+                and not beside_taken
+                and i < n_peaks
+                and face.reason != NO_PIPS
+                and _die_left(comp, px, py, side, inside)
+            ):
+                missed.append((cx, cy, side / scale))
             continue
         pips = np.array(face.pips, np.float32)
         fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
@@ -658,6 +732,29 @@ def _read_cluster(
             )
         )
     return out
+
+
+def _die_left(
+    comp: npt.NDArray[np.uint8], px: int, py: int, side: float, inside: tuple[int, int, int, int]
+) -> bool:
+    """Whether the piece of ``comp`` (a blob with the dice read cut out, padded by one
+    pixel) at ``(px, py)`` is a die's body: die-sized (:data:`_AREA_RANGE` of ``side``
+    squared), not cut by the frame (``inside``: the rows and columns of ``comp`` that lie
+    within the frame, ``(x0, y0, x1, y1)``, end exclusive), and no longer than a die with
+    its shadow (:data:`_ROUGH`) and as full as :func:`_compact` asks. A cable, a label or
+    a keyboard touching a die read leaves a long, ragged or bigger piece."""
+    n, pieces = cv2.connectedComponents(comp, connectivity=8)
+    if not 0 < pieces[py, px] < n:
+        return False
+    piece = (pieces == pieces[py, px]).astype(np.uint8)
+    area = float(np.count_nonzero(piece))
+    if not _AREA_RANGE[0] * side * side <= area <= _AREA_RANGE[1] * side * side:
+        return False
+    x0, y0, x1, y1 = inside
+    if area > float(np.count_nonzero(piece[y0:y1, x0:x1])):
+        return False  # cut by the frame: its face may be too
+    _outline, hull, (_c, (ra, rb), _a) = _shape(piece)
+    return max(ra, rb) <= _ROUGH * min(ra, rb) and area >= 0.6 * float(cv2.contourArea(hull))
 
 
 def _places(

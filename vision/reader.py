@@ -1914,12 +1914,17 @@ def _with_colour_faces(
         ]
         if not blocking:
             out.append((diam, _second_opinion(work, d, dice)))
-        elif d.value is not None and all(_asked_about_there(out[k], d) for k in blocking):
-            # Read where the other readings only asked (a body whose pips no reading
-            # counted): the colour planes saw its pips.
+            continue
+        if not all(_asked_about_there(out[k], d) for k in blocking):
+            continue
+        # Read where the other readings only asked (a body whose pips no reading counted):
+        # the colour planes saw its pips, and the counter counts them as they were fitted
+        # when the face itself is asked about.
+        read = _second_opinion(work, d, dice)
+        if read.value is not None:
             for k in blocking:
                 out[k] = None
-            out.append((diam, d))
+            out.append((diam, read))
     kept = [pair for pair in out[: len(dice)] if pair is not None]
     added = [pair for pair in out[len(dice) :] if pair is not None]
     return kept + _doubt_small(added, among=kept)

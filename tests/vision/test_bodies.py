@@ -495,6 +495,55 @@ def test_a_textured_die_whose_pips_fit_no_face_is_reported_unsure(art: SimpleNam
     assert len(found.unread) == 3
 
 
+def _smudge(art: SimpleNamespace, img: np.ndarray, centre: tuple[int, int]) -> None:
+    """A die whose pips are smudged into streaks that fit no face (a marbled body's swirls
+    over faint pips), drawn in place."""
+    x, y = centre
+    art.draw_die(img, (x, y), SIDE, 1, body=(40, 40, 160), pip=(40, 40, 160))
+    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
+        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 120, 200), -1)
+
+
+def test_a_die_whose_pips_fit_no_face_touching_a_die_read_is_reported_unsure(
+    art: SimpleNamespace,
+) -> None:
+    # Touching a die read, the smudged die shares its blob: the blob is searched with the
+    # die read cut out, and the die-sized rest whose pips the counter cannot fit is a die
+    # asked about, as it is when it lies alone.
+    img, layout = _tray(art)
+    (x, y), _v = layout[-1]
+    _smudge(art, img, (x - SIDE - 2, y))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout]
+    found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
+    assert found.dice == []
+    assert len(found.unsure) == 1
+    (ux, uy), side, _outline = found.unsure[0]
+    assert np.hypot(ux - (x - SIDE - 2), uy - y) < 0.3 * SIDE
+    assert 0.8 * SIDE < side < 1.6 * SIDE
+    # A flat square of a die's colour touching the same die holds no pip-like blobs: no die.
+    img, layout = _tray(art)
+    half = SIDE // 2
+    cv2.rectangle(img, (x - SIDE - 2 - half, y - half), (x - 2 - half, y + half), (40, 40, 160), -1)
+    assert find_body_dice(img, 0.75 * SIDE, taken).unsure == []
+
+
+def test_a_die_nearer_the_camera_than_those_read_is_not_taken_for_two(
+    art: SimpleNamespace,
+) -> None:
+    # A die half again as wide as the dice read has a blob twice theirs, as two touching
+    # dice would; but it is one filled square, and when no two dice can be read in it, it
+    # is read as one die.
+    img, layout = _tray(art)
+    (x, y), _v = layout[-1]
+    img[y - 40 : y + 40, x - 40 : x + 40] = (200, 205, 210)
+    big = round(1.45 * SIDE)
+    art.draw_die(img, (x, y), big, 5, angle_deg=20.0, body=(40, 40, 160))
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
+    found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
+    assert [b.value for b in found.dice] == [5]
+    assert np.hypot(found.dice[0].center[0] - x, found.dice[0].center[1] - y) < 0.2 * big
+
+
 def test_the_reader_asks_about_a_die_whose_pips_no_reading_counts(art: SimpleNamespace) -> None:
     img = art.background(480, 360, colour=(60, 90, 50))
     read = [((80, 80), 5), ((250, 70), 3), ((400, 150), 6), ((120, 280), 4)]

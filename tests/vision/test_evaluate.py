@@ -88,13 +88,17 @@ def test_evaluate_prints_a_table(
     assert "recall" in text and "confusion" in text
 
 
-#: Accuracy reached on the shared real photo sets (recall, precision, value accuracy), as
-#: measured when this test was written; the test guards against falling back.
+#: Accuracy reached on the shared real photo sets (recall, precision, value accuracy and the
+#: most misread), as measured when this test was written; the test guards against falling
+#: back. Value accuracy counts the dice asked about among those found as not read right, so
+#: it falls when a die that was missed is found and asked about (nell_byler_d6: 0.90 until
+#: session 39, whose dice asked about in blobs of dice took it to 0.894 with recall up from
+#: 0.952 to 0.961 and the same misread dice); the misread share guards the silent errors.
 REACHED = {
-    "nell_byler_d6": (0.84, 0.97, 0.90),
-    "matteop65_white_webcam": (0.95, 0.96, 0.98),
-    "mac785_red_webcam_frames": (0.99, 0.99, 0.98),
-    "chase_casino_crops": (0.99, 0.99, 0.96),
+    "nell_byler_d6": (0.84, 0.97, 0.89, 0.01),
+    "matteop65_white_webcam": (0.95, 0.96, 0.98, 0.005),
+    "mac785_red_webcam_frames": (0.99, 0.99, 0.98, 0.002),
+    "chase_casino_crops": (0.99, 0.99, 0.96, 0.015),
 }
 
 
@@ -109,10 +113,11 @@ def test_accuracy_on_shared_real_photos(
         pytest.skip(f"{name} is not in the shared datasets")
     assert main([str(folder), "--json"]) == 0
     overall = json.loads(capsys.readouterr().out)["overall"]
-    recall, precision, value = REACHED[name]
+    recall, precision, value, misread = REACHED[name]
     assert overall["recall"] >= recall
     assert overall["precision"] >= precision
     assert overall["value_accuracy"] >= value
+    assert overall["misread"] <= misread
 
 
 def test_a_switch_parameter_takes_words_and_refuses_others(

@@ -1015,6 +1015,30 @@ def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
     assert _second_opinion(img, body, [(8.0, five), (8.0, body)]).value == 3
 
 
+def test_a_colour_face_asked_about_replaces_a_body_asked_about_when_the_counter_agrees(
+    art: SimpleNamespace,
+) -> None:
+    from vision.reader import _Checked, _Die, _with_colour_faces
+
+    img = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
+    art.draw_die(img, (220, 120), 50, 5, body=(40, 40, 160))
+    five = _Die(5, (220.0, 120.0), 50.0, 0.95, ())
+    body = _Die(None, (103.0, 118.0), 62.0, 0.5, ())
+    # The colour planes fitted a three there but left it asked about (a coin toss).
+    colour = _Die(None, (100.0, 120.0), 50.0, 0.5, (), layout=3)
+    checked = _Checked((), False, lambda: ((8.0, colour),))
+    out = _with_colour_faces(img, [(8.0, five), (8.0, body)], checked)
+    # The counter counts the three its pips were fitted to: the die is read, once.
+    assert sorted(d.value for _diam, d in out) == [3, 5]
+    (three,) = (d for _diam, d in out if d.value == 3)
+    assert three.center == colour.center and three.confidence <= 0.75
+    # Fitted as a two, which the counter does not count there: the body stays asked about.
+    checked = _Checked((), False, lambda: ((8.0, colour._replace(layout=2)),))
+    out = _with_colour_faces(img, [(8.0, five), (8.0, body)], checked)
+    assert [d for _diam, d in out] == [five, body]
+
+
 def test_the_noise_estimate_reads_the_grain_not_the_dice(art: SimpleNamespace) -> None:
     from vision.reader import noise_sigma
 
