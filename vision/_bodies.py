@@ -603,9 +603,9 @@ def _read_cluster(
     ``beside_taken`` only peaks within two dice of a taken die are read. A ``heap`` of
     that many dice touching only each other (a ridge, not peaks, in the distance) is split
     into as many dice by k-means on its pixels instead. The places ``(x, y, side)`` (work
-    pixels) where a peak or a heap's die left a die's room but the counter saw pip-like
-    blobs it could not fit to a face go into ``missed`` when given (see
-    :func:`find_body_dice`)."""
+    pixels) of the peaks (not along a wall or a rim) whose piece of the blob is a die's
+    body (:func:`_die_left`) but whose pip-like blobs the counter could not fit to a face go
+    into ``missed`` when given (see :func:`find_body_dice`)."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
     # The rows and columns of ``comp`` inside the frame (a blob's pixels on the frame's

@@ -1892,7 +1892,8 @@ def _with_colour_faces(
     counter surely counts its layout (:func:`_second_opinion`). A colour face read (not
     asked about) that lies only on dice asked about replaces them: the colour planes saw
     the pips of a die whose body no count could read (session 25: 4 more of nell's dice
-    read right, none misread). A one with a colour face on it is made uncertain
+    read right, none misread); so does a colour face asked about there when the counter
+    surely counts its layout (session 39). A one with a colour face on it is made uncertain
     (:func:`_one_against_colour`). Faces far smaller than the dice read are doubted as
     theirs were (:func:`_doubt_small`, measured against the dice kept alone, so that the
     faces added change nothing of the dice read before)."""
