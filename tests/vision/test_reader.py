@@ -991,15 +991,21 @@ def test_a_stretched_reading_replaces_the_first_only_where_it_reads_better() -> 
     assert not _more_pips_in_place(first, dice((6, 500.0, 100.0, 41.0), (5, 100.0, 300.0, 40.0)))
 
 
+def _three_beside_five(art: SimpleNamespace) -> np.ndarray:
+    """A drawn three (at 100, 120) beside a five (at 220, 120), dice 50 px wide."""
+    img = art.background(320, 240, colour=(200, 205, 210))
+    art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
+    art.draw_die(img, (220, 120), 50, 5, body=(40, 40, 160))
+    return img
+
+
 def test_an_unsure_face_is_read_when_the_face_counter_counts_its_layout(
     art: SimpleNamespace,
 ) -> None:
     from vision._bodies import BodyDie
     from vision.reader import _body_die, _Die, _second_opinion
 
-    img = art.background(320, 240, colour=(200, 205, 210))
-    art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
-    art.draw_die(img, (220, 120), 50, 5, body=(40, 40, 160))
+    img = _three_beside_five(art)
     five = _Die(5, (220.0, 120.0), 50.0, 0.95, ())
     unsure = _Die(None, (100.0, 120.0), 50.0, 0.5, (), layout=3)
     agreed = _second_opinion(img, unsure, [(8.0, five), (8.0, unsure)])
@@ -1020,9 +1026,7 @@ def test_a_colour_face_asked_about_replaces_a_body_asked_about_when_the_counter_
 ) -> None:
     from vision.reader import _Checked, _Die, _with_colour_faces
 
-    img = art.background(320, 240, colour=(200, 205, 210))
-    art.draw_die(img, (100, 120), 50, 3, angle_deg=10.0, body=(40, 40, 160))
-    art.draw_die(img, (220, 120), 50, 5, body=(40, 40, 160))
+    img = _three_beside_five(art)
     five = _Die(5, (220.0, 120.0), 50.0, 0.95, ())
     body = _Die(None, (103.0, 118.0), 62.0, 0.5, ())
     # The colour planes fitted a three there but left it asked about (a coin toss).
