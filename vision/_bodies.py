@@ -366,7 +366,8 @@ def find_body_dice(
 
 #: The places missed in blobs of dice (:func:`_missed_dice`) are asked about only when the
 #: body size this pass takes for a die is at most this many times the side the faces read
-#: give it (a body is its face with a margin and a shadow, about 1.4 to 1.8 times as wide):
+#: give it (a body is its face with a margin and a shadow: the pass guesses 1.4 times,
+#: ``_BODY_SIDE_PER_FACE``; two nell photos traced in session 39 measured 1.6 and 1.7):
 #: where lone blobs hold heaps of dice, a "die-sized" piece is a heap too.
 _MISSED_BODY_MOST = 2.5
 
@@ -385,7 +386,7 @@ def _missed_dice(
     held = [*places, *((u.center[0], u.center[1], u.size) for u in unsure)]
     out: list[UnsureBody] = []
     for cx, cy, s in missed:
-        if any(np.hypot(cx - hx, cy - hy) < 0.7 * max(s, hs) for hx, hy, hs in held):
+        if _held((cx, cy), s, held):
             continue
         if not _textured(work, (cx, cy), s, noise):
             continue
@@ -577,10 +578,11 @@ def _elongated(
     return short > 0 and long >= _PAIR_RATIO * max(short, float(np.sqrt(lone_area)))
 
 
-def _compact(comp: npt.NDArray[np.bool_], area: float) -> bool:
-    """Whether a blob is a heap of dice rather than a wall, a rim or a long shadow."""
+def _compact(comp: npt.NDArray[Any], area: float, *, longest: float = 3.0) -> bool:
+    """Whether a blob is a heap of dice rather than a wall, a rim or a long shadow: it fills
+    most of its hull and its least rectangle is at most ``longest`` times longer than wide."""
     _outline, hull, (_centre, (ra, rb), _ang) = _shape(comp.astype(np.uint8))
-    return area >= 0.6 * float(cv2.contourArea(hull)) and max(ra, rb) <= 3.0 * min(ra, rb)
+    return area >= 0.6 * float(cv2.contourArea(hull)) and max(ra, rb) <= longest * min(ra, rb)
 
 
 def _read_cluster(
@@ -604,18 +606,10 @@ def _read_cluster(
     that many dice touching only each other (a ridge, not peaks, in the distance) is split
     into as many dice by k-means on its pixels instead. The places ``(x, y, side)`` (work
     pixels) of the peaks (not along a wall or a rim) whose piece of the blob is a die's
-    body (:func:`_die_left`) but whose pip-like blobs the counter could not fit to a face go
+    body (:func:`_dice_left`) but whose pip-like blobs the counter could not fit to a face go
     into ``missed`` when given (see :func:`find_body_dice`)."""
     x, y, cw, ch = (int(v) for v in stat[:4])
     comp = np.pad((labels[y : y + ch, x : x + cw] == label).astype(np.uint8), 1)
-    # The rows and columns of ``comp`` inside the frame (a blob's pixels on the frame's
-    # edge may go on beyond it).
-    inside = (
-        2 if x == 0 else 1,
-        2 if y == 0 else 1,
-        cw if x + cw >= labels.shape[1] else cw + 1,
-        ch if y + ch >= labels.shape[0] else ch + 1,
-    )
     # Take the dice already read out of the blob: what is left of a die's size is a die.
     for tx, ty, ts in taken:
         bx, by = tx * scale - x + 1, ty * scale - y + 1
@@ -668,25 +662,20 @@ def _read_cluster(
         g = np.argsort(-dist[gys, gxs], kind="stable")
         ys, xs = np.concatenate([ys[order], gys[g]]), np.concatenate([xs[order], gxs[g]])
         order = np.arange(len(ys))
+    # Peaks whose count failed though the counter saw pip-like blobs: (px, py, cx, cy).
+    uncounted: list[tuple[int, int, float, float]] = []
     for i in order:
         px, py = int(xs[i]), int(ys[i])
         cx, cy = (px - 1 + x + 0.5) / scale - 0.5, (py - 1 + y + 0.5) / scale - 0.5
-        near = _places(taken, out)
-        if any(np.hypot(cx - tx, cy - ty) < 0.7 * max(side / scale, ts) for tx, ty, ts in near):
+        if _held((cx, cy), side / scale, _places(taken, out)):
             continue
         crop, x0, y0 = window(work, (cx, cy), half)
         if min(crop.shape[:2]) < 1.2 * half:
             continue
         face = _doubted(read_face(crop, hint_size_px=side / scale))
         if face.value is None or face.confidence < min_confidence or not face.pips:
-            if (
-                missed is not None
-                and not beside_taken
-                and i < n_peaks
-                and face.reason != NO_PIPS
-                and _die_left(comp, px, py, side, inside)
-            ):
-                missed.append((cx, cy, side / scale))
+            if i < n_peaks and face.reason != NO_PIPS:
+                uncounted.append((px, py, cx, cy))
             continue
         pips = np.array(face.pips, np.float32)
         fx, fy = float(pips[:, 0].mean()) + x0, float(pips[:, 1].mean()) + y0
@@ -731,30 +720,62 @@ def _read_cluster(
                 float(pips[:, 2].mean()),
             )
         )
+    if missed is not None and not beside_taken and uncounted:
+        # The rows and columns of ``comp`` inside the frame (a blob's pixels on the frame's
+        # edge may go on beyond it).
+        inside = (
+            2 if x == 0 else 1,
+            2 if y == 0 else 1,
+            cw if x + cw >= labels.shape[1] else cw + 1,
+            ch if y + ch >= labels.shape[0] else ch + 1,
+        )
+        left = _dice_left(comp, uncounted, side, inside)
+        missed.extend((cx, cy, side / scale) for cx, cy in left)
     return out
 
 
-def _die_left(
-    comp: npt.NDArray[np.uint8], px: int, py: int, side: float, inside: tuple[int, int, int, int]
-) -> bool:
-    """Whether the piece of ``comp`` (a blob with the dice read cut out, padded by one
-    pixel) at ``(px, py)`` is a die's body: die-sized (:data:`_AREA_RANGE` of ``side``
-    squared), not cut by the frame (``inside``: the rows and columns of ``comp`` that lie
-    within the frame, ``(x0, y0, x1, y1)``, end exclusive), and no longer than a die with
-    its shadow (:data:`_ROUGH`) and as full as :func:`_compact` asks. A cable, a label or
-    a keyboard touching a die read leaves a long, ragged or bigger piece."""
-    n, pieces = cv2.connectedComponents(comp, connectivity=8)
-    if not 0 < pieces[py, px] < n:
-        return False
-    piece = (pieces == pieces[py, px]).astype(np.uint8)
-    area = float(np.count_nonzero(piece))
-    if not _AREA_RANGE[0] * side * side <= area <= _AREA_RANGE[1] * side * side:
-        return False
+def _dice_left(
+    comp: npt.NDArray[np.uint8],
+    peaks: list[tuple[int, int, float, float]],
+    side: float,
+    inside: tuple[int, int, int, int],
+) -> list[tuple[float, float]]:
+    """The work-pixel centres ``(cx, cy)`` of the ``peaks`` ``(px, py, cx, cy)`` of ``comp``
+    (a blob with the dice read cut out, padded by one pixel) whose piece of it is a die's
+    body, each piece judged once: die-sized (:data:`_AREA_RANGE` of ``side`` squared), not
+    cut by the frame (``inside``: the rows and columns of ``comp`` that lie within the
+    frame, ``(x0, y0, x1, y1)``, end exclusive), and no longer than a die with its shadow
+    (:data:`_ROUGH`), as full as :func:`_compact` asks of a heap. A cable, a label or a
+    keyboard touching a die read leaves a long, ragged or bigger piece."""
+    _n, pieces = cv2.connectedComponents(comp, connectivity=8)
     x0, y0, x1, y1 = inside
-    if area > float(np.count_nonzero(piece[y0:y1, x0:x1])):
-        return False  # cut by the frame: its face may be too
-    _outline, hull, (_c, (ra, rb), _a) = _shape(piece)
-    return max(ra, rb) <= _ROUGH * min(ra, rb) and area >= 0.6 * float(cv2.contourArea(hull))
+    judged: dict[int, bool] = {}
+    out = []
+    for px, py, cx, cy in peaks:
+        label = int(pieces[py, px])
+        if label == 0:
+            continue
+        if label not in judged:
+            piece = (pieces == label).astype(np.uint8)
+            area = float(np.count_nonzero(piece))
+            # Cut by the frame (its face may be too) when it reaches the frame's edge.
+            judged[label] = (
+                _AREA_RANGE[0] * side * side <= area <= _AREA_RANGE[1] * side * side
+                and area == float(np.count_nonzero(piece[y0:y1, x0:x1]))
+                and _compact(piece, area, longest=_ROUGH)
+            )
+        if judged[label]:
+            out.append((cx, cy))
+    return out
+
+
+def _held(
+    centre: tuple[float, float], side: float, places: list[tuple[float, float, float]]
+) -> bool:
+    """Whether a die of ``side`` at ``centre`` lies on one of ``places`` ``(x, y, side)``:
+    within 0.7 of the bigger side of the two (work pixels)."""
+    cx, cy = centre
+    return any(np.hypot(cx - px, cy - py) < 0.7 * max(side, ps) for px, py, ps in places)
 
 
 def _places(
