@@ -25,6 +25,17 @@ def _tray(art: SimpleNamespace) -> tuple[np.ndarray, list[tuple[tuple[int, int],
     return img, layout
 
 
+def _tray_without_last(
+    art: SimpleNamespace, half: int = 30
+) -> tuple[np.ndarray, list[tuple[tuple[int, int], int]], tuple[int, int]]:
+    """The tray with its last die's place (a square reaching ``half`` px round its centre)
+    painted over in the floor's grey, and that centre: room to draw another die there."""
+    img, layout = _tray(art)
+    (x, y), _v = layout[-1]
+    img[y - half : y + half, x - half : x + half] = (200, 205, 210)
+    return img, layout, (x, y)
+
+
 def test_a_die_not_yet_read_is_found_by_its_body_and_counted(art: SimpleNamespace) -> None:
     img, layout = _tray(art)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
@@ -41,9 +52,7 @@ def test_a_die_whose_empty_pip_places_look_like_pips_is_found_uncertain(
     # A four whose other diagonal's pips are smeared: the counter refuses the two its round
     # pips fit, and the body pass reports the die at a coin toss's confidence (uncertain)
     # rather than leaving it out.
-    img, layout = _tray(art)
-    (x, y), _v = layout[-1]
-    img[y - 30 : y + 30, x - 30 : x + 30] = (200, 205, 210)
+    img, layout, (x, y) = _tray_without_last(art)
     art.draw_die(img, (x, y), SIDE, 2, body=(40, 40, 160))
     two = art.pip_places((x, y), SIDE, 2)
     for px, py in art.pip_places((x, y), SIDE, 4):
@@ -464,16 +473,21 @@ def test_round_pips_alone_agree_on_no_turn(art: SimpleNamespace) -> None:
     assert edge_turn(np.full((40, 40, 3), 128, np.uint8), (20.0, 20.0), 10.0) == (0.0, 0.0)
 
 
+def _smudge(art: SimpleNamespace, img: np.ndarray, centre: tuple[int, int]) -> None:
+    """A die whose pips are smudged into streaks that fit no face (a marbled body's swirls
+    over faint pips), drawn in place."""
+    x, y = centre
+    art.draw_die(img, (x, y), SIDE, 1, body=(40, 40, 160), pip=(40, 40, 160))
+    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
+        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 120, 200), -1)
+
+
 def _smudged(art: SimpleNamespace) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
     """The tray with its last die's pips smudged into streaks that fit no face (a marbled
     body's swirls over faint pips), a flat grey disc (a punched hole in a board) and a flat
     die-sized square of the floor's own grey."""
-    img, layout = _tray(art)
-    (x, y), _v = layout[-1]
-    img[y - 30 : y + 30, x - 30 : x + 30] = (200, 205, 210)
-    art.draw_die(img, (x, y), SIDE, 1, body=(40, 40, 160), pip=(40, 40, 160))
-    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
-        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 120, 200), -1)
+    img, layout, (x, y) = _tray_without_last(art)
+    _smudge(art, img, (x, y))
     cv2.circle(img, (240, 260), 19, (120, 122, 124), -1, cv2.LINE_AA)
     cv2.rectangle(img, (222, 170), (258, 206), (150, 152, 154), -1)
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
@@ -493,15 +507,6 @@ def test_a_textured_die_whose_pips_fit_no_face_is_reported_unsure(art: SimpleNam
     assert np.allclose(corners.mean(axis=0), (x, y), atol=1.0)
     # The disc and the flat square are die-sized blobs the counter could not read either.
     assert len(found.unread) == 3
-
-
-def _smudge(art: SimpleNamespace, img: np.ndarray, centre: tuple[int, int]) -> None:
-    """A die whose pips are smudged into streaks that fit no face (a marbled body's swirls
-    over faint pips), drawn in place."""
-    x, y = centre
-    art.draw_die(img, (x, y), SIDE, 1, body=(40, 40, 160), pip=(40, 40, 160))
-    for dx, dy, ax, turn in ((-9, -7, 6, 20), (7, -9, 4, 70), (-4, 8, 7, 135), (9, 6, 3, 0)):
-        cv2.ellipse(img, (x + dx, y + dy), (ax, 2), turn, 0, 360, (150, 120, 200), -1)
 
 
 def test_a_die_whose_pips_fit_no_face_touching_a_die_read_is_reported_unsure(
@@ -533,9 +538,7 @@ def test_a_die_nearer_the_camera_than_those_read_is_not_taken_for_two(
     # A die half again as wide as the dice read has a blob twice theirs, as two touching
     # dice would; but it is one filled square, and when no two dice can be read in it, it
     # is read as one die.
-    img, layout = _tray(art)
-    (x, y), _v = layout[-1]
-    img[y - 40 : y + 40, x - 40 : x + 40] = (200, 205, 210)
+    img, layout, (x, y) = _tray_without_last(art, half=40)
     big = round(1.45 * SIDE)
     art.draw_die(img, (x, y), big, 5, angle_deg=20.0, body=(40, 40, 160))
     taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
