@@ -41,6 +41,8 @@ class BodyDie(NamedTuple):
     confidence: float
     outline: tuple[tuple[float, float], ...]
     pip_diam: float
+    #: The single-face counter's reason when it doubted the face (see :func:`_doubted`).
+    doubt: str = ""
 
 
 class LoneBody(NamedTuple):
@@ -266,6 +268,7 @@ def find_body_dice(
                 float(face.confidence),
                 corners,
                 float(pips[:, 2].mean()),
+                face.reason,
             )
         )
 

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from calibration.profile import TrayProfile
+from vision import _doubts as doubts
 from vision._bodies import (
     DOUBTED,
     BodyDie,
@@ -248,6 +249,9 @@ class _Die(NamedTuple):
     #: The centres of the pips its layout was fitted to (work pixels); () for a die not read
     #: by its pips.
     pips: tuple[tuple[float, float], ...] = ()
+    #: Why it is left uncertain (:mod:`vision._doubts`), set by the rule that made it so;
+    #: the evidence of its ``uncertain`` flag.
+    doubt: str = ""
 
 
 class _Scaled(NamedTuple):
@@ -340,6 +344,7 @@ def read_array(
             size_px=d.size / (0.5 * (scale_x + scale_y)),
             confidence=round(d.confidence, 3),
             flags=() if d.value is not None else ("uncertain",),
+            evidence=() if d.value is not None else (d.doubt or doubts.UNCOUNTED,),
             outline=tuple((x / scale_x, y / scale_y) for x, y in d.outline),
             face_axes=_scaled_axes(d.axes, 1.0 / scale_x, 1.0 / scale_y),
         )
@@ -430,7 +435,7 @@ def _asked_amid(d: _Die) -> _Die:
     """``d`` made uncertain when it is still the two or three of faint pips amid starker
     ones of its die that it was fitted as (:attr:`_Die.amid`)."""
     if d.amid and d.value is not None and d.value == d.layout:
-        return d._replace(value=None, confidence=min(d.confidence, DOUBTED))
+        return d._replace(value=None, confidence=min(d.confidence, DOUBTED), doubt=doubts.AMID)
     return d
 
 
@@ -442,7 +447,7 @@ def _past_frame(d: _Die, width: int, height: int) -> _Die:
         return d
     if all(0.0 <= x < width and 0.0 <= y < height for x, y in d.outline):
         return d
-    return d._replace(value=None)
+    return d._replace(value=None, doubt=doubts.PAST_FRAME)
 
 
 def _cut_by_frame(d: _Die, width: int, height: int) -> bool:
@@ -650,7 +655,7 @@ def _doubt_small(
         if d.size >= least:
             out.append((diam, d))
         elif d.value is not None and diam >= least_pip:
-            out.append((diam, d._replace(value=None)))
+            out.append((diam, d._replace(value=None, doubt=doubts.SMALL)))
     return out
 
 
@@ -848,7 +853,9 @@ def _body_dice(
         if body is not None:
             again = _more_pips(work, d, body)
             if again.value == d.value and _turned_against(d, _edges_turn(work, d)):
-                again = d._replace(value=None, confidence=min(d.confidence, 0.5))
+                again = d._replace(
+                    value=None, confidence=min(d.confidence, 0.5), doubt=doubts.TURNED
+                )
             d = again
         checked.append((diam, d))
     return checked + [_body_die(b, params) for b in found.dice], found.unread, found.unsure
@@ -880,7 +887,7 @@ def _with_unsure_bodies(
     body right below a face read is that die's front face (:func:`_above`)."""
     out = list(dice)
     for body in bodies:
-        die = _Die(None, body.center, body.size, DOUBTED, body.outline)
+        die = _Die(None, body.center, body.size, DOUBTED, body.outline, doubt=doubts.BODY_ONLY)
         if _on_a_reading(die, out) or (
             upright and any(o.value is not None and _above(o, die) for _od, o in out)
         ):
@@ -983,7 +990,10 @@ def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
     """A die read by its body as a (mean pip diameter, die) pair; uncertain below
     ``params.min_confidence``."""
     value = b.value if b.confidence >= params.min_confidence else None
-    return b.pip_diam, _Die(value, b.center, b.size, b.confidence, b.outline, layout=b.value)
+    doubt = "" if value is not None else doubts.counted(b.value, b.doubt)
+    return b.pip_diam, _Die(
+        value, b.center, b.size, b.confidence, b.outline, layout=b.value, doubt=doubt
+    )
 
 
 def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Die:
@@ -993,7 +1003,8 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
     Two counters that share nothing but the pixels agree: a one whose face could not be told
     apart from a touching die of its colour, say, or a face with a glint beside its pips.
     """
-    if d.value is not None or d.layout == 0:
+    if d.value is not None or d.layout == 0 or d.doubt == doubts.GLARE:
+        # (Glare hides a pip from both counters alike.)
         return d
     sides = [o.size for _diam, o in dice if o.value is not None]
     side = float(np.median(sides)) if sides else d.size
@@ -1061,7 +1072,7 @@ def _recount(work: Image, d: _Die, side: float) -> _Die:
     if counted is None:
         return d
     if face.confidence < _SURE_COUNT:
-        return d._replace(value=None, confidence=min(d.confidence, DOUBTED))
+        return d._replace(value=None, confidence=min(d.confidence, DOUBTED), doubt=doubts.MORE_PIPS)
     return counted
 
 
@@ -1862,8 +1873,10 @@ def _colour_faces(
                         < _COLOUR_MARK * fit.step
                     ).any()
                 )
-                if fit.value == 2 or marked:
-                    die = die._replace(value=None)
+                if marked:
+                    die = die._replace(value=None, doubt=doubts.ghost(fit.value))
+                elif fit.value == 2:
+                    die = die._replace(value=None, doubt=doubts.colour_only(2))
                 diam = float(np.mean(cc.diam[list(fit.members)]))
                 found.append((len(fit.members), die.confidence, diam, die))
     # The face with more pips first: where one plane lost pips the other may hold them all.
@@ -1957,7 +1970,9 @@ def _one_against_colour(d: _Die, colour: tuple[tuple[float, _Die], ...]) -> _Die
         return d
     for _diam, c in colour:
         if c.layout >= 2 and (_overlaps(c, d) or _overlaps(d, c)):
-            return d._replace(value=None, confidence=min(d.confidence, _DOUBTED_ONE))
+            return d._replace(
+                value=None, confidence=min(d.confidence, _DOUBTED_ONE), doubt=doubts.COLOUR_MORE
+            )
     return d
 
 
@@ -2007,7 +2022,7 @@ def _select(checked: _Checked) -> list[tuple[float, _Die]]:
             # Two top faces lie a side apart at least: two faces read nearer than that (a
             # four seen aslant read as two twos) cannot both be dice, and neither is sure.
             for k in crowded:
-                dice[k] = (dice[k][0], dice[k][1]._replace(value=None))
+                dice[k] = (dice[k][0], dice[k][1]._replace(value=None, doubt=doubts.CROWDED))
             continue
         dice.append((diam, die))
     return dice
@@ -2442,7 +2457,7 @@ def _glare_share(
     Points on the pips found (``pips`` (K, 2) centres, ``diam`` their size) do not count:
     white pips are as bright as glare.
     """
-    if face_gray >= 215.0:
+    if face_gray >= _WHITE_FACE:
         return 0.0
     h, w = blur.shape[:2]
     ca, sa = float(np.cos(fit.angle)), float(np.sin(fit.angle))
@@ -2452,7 +2467,7 @@ def _glare_share(
     px = blur[ys, xs]
     pts = np.stack([xs, ys], axis=1).astype(np.float32)
     near = np.linalg.norm(pts[:, None, :] - pips[None, :, :], axis=2).min(axis=1) < 0.8 * diam
-    white = (px.min(axis=1) >= 240) & ~near
+    white = (px.min(axis=1) >= _BLOWN) & ~near
     return float(white.sum() / max(1, int((~near).sum())))
 
 
@@ -2930,6 +2945,8 @@ def _check_face(
 ) -> _Die | None:
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
+    unsupported = False  # the face around the pips is the least evidence (a two or three)
+    glared = False  # a one's "pip" is glare on a face of pips of the other shade
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
     if fit.value == 1:
         k = members[0]
@@ -2980,6 +2997,9 @@ def _check_face(
         # A one shows one pip: another pip like it on the same face means the face is not
         # a one (the centre pip of a five whose other pips were not fitted, for one).
         quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, 0.4 * side) else 1.0
+        # A face's pips are all of one shade: a light "pip" amid dark ones is glare on a
+        # face whose pips it may hide.
+        glared = _other_shade_beside(cands, int(members[0]), centre, side, params)
     else:
         size = 3.6 * fit.step
         outline = _square(fit.center, size, fit.angle)
@@ -3016,7 +3036,9 @@ def _check_face(
                 and _outlined(blur, fit.center, size, fit.angle, face_colour, apart)
             ):
                 return None
-            quality_fit = min(quality_fit, 0.5 + (support - 0.5) / 0.6)
+            if 0.5 + (support - 0.5) / 0.6 < quality_fit:
+                quality_fit = 0.5 + (support - 0.5) / 0.6
+                unsupported = True
     if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):
         return None
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
@@ -3025,6 +3047,14 @@ def _check_face(
         # The grid place and four points a sixth of a pip across from it.
         vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
         ghost = float(np.max(pol * (vals - face_gray))) / mean_contrast
+        if pol < 0 and channel == 0 and fit.value <= _HIDES_A_PIP:
+            # Glare over an empty place of a face of dark pips may hide a pip there (of a
+            # face with more pips: a five or a six has no place a hidden pip would turn
+            # into another face); the ghost test above sees only marks of the pips' shade.
+            glint = float(np.max(vals)) - face_gray
+            glared = glared or (
+                face_gray < _WHITE_FACE and glint > _GLINT * mean_contrast and max(vals) >= _BLOWN
+            )
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
     quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
@@ -3041,16 +3071,18 @@ def _check_face(
         * _glare_share(blur, fit, size, face_bright, cands.xy[members], diam)
         / params.max_glare_share
     )
-    confidence = float(
-        np.clip(min(quality_fit, quality_ghost, quality_pips, quality_glare), 0.0, 1.0)
-    )
+    if glared:
+        quality_glare = min(quality_glare, DOUBTED)
+    qualities = (quality_fit, quality_ghost, quality_pips, quality_glare)
+    confidence = float(np.clip(min(qualities), 0.0, 1.0))
     if confidence < params.min_die_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
     six_corners = value == 4 and _six_corners(fit, float(np.median(roundness)))
+    doubt = "" if value is not None else _doubt(fit.value, int(np.argmin(qualities)), unsupported)
     if six_corners:
-        value = None
+        value, doubt = None, doubts.SIX_CORNERS
     if value is None and fit.value == 2:
         # Two doubtful blobs are far more often specks or a side face than a die.
         return None
@@ -3068,4 +3100,56 @@ def _check_face(
         six_corners=six_corners,
         amid=value in (2, 3) and _starker_beside(cands, members, fit.center, size),
         pips=tuple((float(x), float(y)) for x, y in cands.xy[members]),
+        doubt=doubt,
     )
+
+
+#: The most pips a face shows that a pip hidden on one of its empty places turns into
+#: another face (a four into a five or a six).
+_HIDES_A_PIP = 4
+#: The widest and the narrowest pip, as a share of its face's side (a highlight on a
+#: die's rounded edge or the shade of a translucent die's corner is narrower).
+_PIP_OF_FACE = 0.4
+_LEAST_PIP_OF_FACE = 0.12
+#: An empty pip place of a face of dark pips, blown out (``_BLOWN``) and brighter than the
+#: face by this share of the pips' contrast, is glare that may hide a pip
+#: (:func:`_check_face`); a motion-blurred white die's face is brighter away from its pips
+#: by more than their faint contrast, but not blown out.
+_GLINT = 0.8
+#: Grey level of a blown-out point, and of a face too white for glare to show on it.
+_BLOWN = 240
+_WHITE_FACE = 215.0
+
+
+def _other_shade_beside(
+    cands: PipCandidates, k: int, centre: tuple[float, float], side: float, params: ReaderParams
+) -> bool:
+    """Whether two stark round grey-plane candidates of the shade opposite pip ``k``'s,
+    apart from it and as wide as pips of a face ``side`` wide, lie on that face (centred at
+    ``centre``): pips of a face whose pips are of the other shade, ``k`` being glare on it."""
+    d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
+    apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
+    other = (
+        (cands.polarity == -cands.polarity[k])
+        & (cands.channel == 0)
+        & (cands.contrast >= 2.0 * params.min_pip_contrast)
+        & (cands.roundness >= _ROUND_ONE)
+        & (cands.diam >= _LEAST_PIP_OF_FACE * side)
+        & (cands.diam <= _PIP_OF_FACE * side)
+    )
+    return int(np.count_nonzero(other & (apart > 0.8 * cands.diam[k]) & (d < 0.45 * side))) >= 2
+
+
+def _doubt(value: int, weakest: int, unsupported: bool) -> str:
+    """Why a face fitted as ``value`` is uncertain, from its weakest quality in
+    :func:`_check_face` (0 fit, 1 an empty pip place, 2 its pips alike, 3 glare);
+    ``unsupported``: the fit's quality is the face's around a two's or three's pips."""
+    if weakest == 0:
+        if value == 1:
+            return doubts.ONE_BESIDE
+        return doubts.unsupported(value) if unsupported else doubts.off_grid(value)
+    if weakest == 1:
+        return doubts.ghost(value)
+    if weakest == 2:
+        return doubts.unlike(value)
+    return doubts.GLARE

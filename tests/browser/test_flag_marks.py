@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from pages import LAPTOP, PHONE, api, open_table, wait_idle
 from trays import draw_tray
 
+from vision import _doubts as doubts
 from vision.result import DieReading, TrayReading
 
 pytestmark = pytest.mark.browser
@@ -42,15 +44,29 @@ def drawn_die(value: int, k: int, *flags: str) -> DieReading:
 @pytest.fixture
 def flagging_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The companion in a thread, its reader flagging the first die of the first photo."""
-    from werkzeug.serving import make_server
-
-    import vision.reader
-    from companion.web import create_app
-
     readings = [
         (drawn_die(4, 0, "leaning"), drawn_die(4, 1), drawn_die(2, 2)),
         (drawn_die(6, 0),),
     ]
+    yield from _serve(tmp_path, monkeypatch, readings)
+
+
+@pytest.fixture
+def asking_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The companion in a thread, its reader asking about the first die, with the reader's
+    reason (glare)."""
+    unread = replace(drawn_die(4, 0, "uncertain"), value=None, evidence=(doubts.GLARE,))
+    yield from _serve(tmp_path, monkeypatch, [(unread, drawn_die(4, 1), drawn_die(2, 2))])
+
+
+def _serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readings: list[tuple[DieReading, ...]]
+) -> Iterator[str]:
+    """The companion in a thread, its reader giving ``readings`` photo by photo."""
+    from werkzeug.serving import make_server
+
+    import vision.reader
+    from companion.web import create_app
 
     def read_bytes(data: bytes, **_: Any) -> TrayReading:
         return TrayReading(width=960, height=720, elapsed_ms=3.0, dice=readings.pop(0))
@@ -96,3 +112,18 @@ def test_a_leaning_die_is_marked_and_its_free_reroll_is_plain(
     assert "roll 1 of 3" in page.inner_text("#roll-line")
     assert page.inner_text("#roll-title") == "Roll 2 of 3"
     assert page.locator("#options .option").count() == 6
+
+
+def test_a_die_asked_about_says_why_beside_it(
+    asking_server: str, browser: Any, tmp_path: Path
+) -> None:
+    gid = api(asking_server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
+    photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
+    page = browser.new_page(viewport=PHONE)
+    open_table(page, f"{asking_server}/games/{gid}")
+    page.set_input_files("#photo-input", str(photo))
+    wait_idle(page)
+    item = page.inner_text("#flag-list li.unread")
+    assert item.startswith("A die, top left: its face could not be read.")
+    assert "Why: glare: a bright spot covers part of its face" in item
+    page.screenshot(path="/tmp/dice-asked-phone.png", full_page=True)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision import _bodies
+from vision import _doubts as doubts
 from vision._bodies import edge_turn, find_body_dice, find_dice_anywhere
 from vision.params import DEFAULTS
 from vision.reader import read_array
@@ -274,6 +275,8 @@ def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
     assert sorted(d.value for d in dice if d.value is not None) == [3, 4, 5, 6]
     (unsure,) = [d for d in dice if d.value is None]
     assert np.hypot(unsure.center[0] - x, unsure.center[1] - y) < 0.25 * SIDE
+    # The player is told why it is asked about.
+    assert unsure.evidence == (doubts.BODY_ONLY,)
 
 
 def test_a_webcam_frame_320_wide_is_searched_for_bodies_too(art: SimpleNamespace) -> None:

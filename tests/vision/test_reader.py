@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import _doubts as doubts
 from vision._pips import find_pip_candidates, make_planes
 from vision.params import DEFAULTS
 from vision.reader import _Die, _one_against_colour, read_array, read_bytes, reading_order
@@ -362,6 +363,30 @@ def test_glare_over_the_face_is_never_read_as_a_value(art: SimpleNamespace) -> N
     dice = read_array(img)
     # Known limit: such a die may be missed altogether; it must never be guessed.
     assert all(d.value is None and d.flags == ("uncertain",) for d in dice)
+
+
+@pytest.mark.parametrize("value", [2, 4])
+@pytest.mark.parametrize("body", [(200, 120, 40), (40, 40, 170), (60, 140, 60)])
+def test_glare_where_a_pip_may_hide_is_asked_about(
+    value: int, body: tuple[int, int, int], art: SimpleNamespace
+) -> None:
+    # A flash's highlight in the middle of a face of dark pips: a two may be a three there,
+    # a four a five, and the light spot amid dark pips is no one's pip. Before session 40
+    # these read as confident ones (the spot) or as the two or four.
+    img = art.background(320, 240)
+    art.draw_die(img, (160, 120), 80, value, body=body, pip=(20, 20, 20))
+    cv2.circle(img, (160, 120), 6, (255, 255, 255), -1, cv2.LINE_AA)
+    (die,) = read_array(img)
+    assert die.value is None and die.flags == ("uncertain",)
+    assert die.evidence == (doubts.GLARE,)
+
+
+def test_glare_where_no_pip_can_hide_leaves_a_six_read(art: SimpleNamespace) -> None:
+    # No pip hidden in the middle of a six makes another face.
+    img = art.background(320, 240)
+    art.draw_die(img, (160, 120), 80, 6, body=(200, 120, 40), pip=(20, 20, 20))
+    cv2.circle(img, (160, 120), 6, (255, 255, 255), -1, cv2.LINE_AA)
+    assert [d.value for d in read_array(img)] == [6]
 
 
 def test_clean_face_of_the_same_die_is_read(art: SimpleNamespace) -> None:
@@ -1483,6 +1508,7 @@ def test_a_two_or_three_the_frame_cuts_is_left_uncertain() -> None:
     for value in (2, 3):
         cut = _Die(value, (470.0, 180.0), 36.0, 0.9, _square((470.0, 180.0), 36.0, 0.0))
         assert _past_frame(cut, width, height).value is None
+        assert _past_frame(cut, width, height).doubt == doubts.PAST_FRAME
         inside = _Die(value, (440.0, 180.0), 36.0, 0.9, _square((440.0, 180.0), 36.0, 0.0))
         assert _past_frame(inside, width, height).value == value
     # More pips say more of the face: a four or a six cut by the frame keeps its reading.
