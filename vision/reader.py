@@ -3051,9 +3051,11 @@ def _check_face(
             # Glare over an empty place of a face of dark pips may hide a pip there (of a
             # face with more pips: a five or a six has no place a hidden pip would turn
             # into another face); the ghost test above sees only marks of the pips' shade.
-            glint = float(np.max(vals)) - face_gray
+            brightest = float(np.max(vals))
             glared = glared or (
-                face_gray < _WHITE_FACE and glint > _GLINT * mean_contrast and max(vals) >= _BLOWN
+                face_gray < _WHITE_FACE
+                and brightest >= _BLOWN
+                and brightest - face_gray > _GLINT * mean_contrast
             )
     quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
     # Pips much fainter than their siblings are back-face pips showing through or noise.
