@@ -26,8 +26,18 @@ def _plain(result: dict[str, Any]) -> str:
     line = f"{faces} — reroll {reroll or 'none'}"
     unread = [i for i, d in enumerate(dice) if d["value"] is None]
     if unread:
-        line += f" — unread {', '.join(f'#{i + 1}' for i in unread)}"
+        line += f" — unread {', '.join(f'#{i + 1}{_why(dice[i])}' for i in unread)}"
     return line
+
+
+def _why(die: dict[str, Any]) -> str:
+    """The kind of evidence a die asked about was left uncertain by, as `` (glare)``: the
+    part before the colon of its ``uncertain`` flag's sentence; "" when it has none."""
+    flags, evidence = die["flags"], die.get("evidence", [])
+    if "uncertain" not in flags or flags.index("uncertain") >= len(evidence):
+        return ""
+    kind, colon, _rest = evidence[flags.index("uncertain")].partition(":")
+    return f" ({kind})" if colon else ""
 
 
 def _annotate(path: Path, reading: Any, out_dir: Path) -> Path:

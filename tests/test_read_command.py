@@ -11,6 +11,8 @@ import pytest
 
 from companion.cli import main
 from tests.browser.trays import draw_tray
+from tests.vision.conftest import background, draw_die
+from vision import _doubts as doubts
 
 
 def test_read_prints_one_json_line_per_image_and_goes_on_after_an_error(
@@ -31,6 +33,23 @@ def test_read_prints_one_json_line_per_image_and_goes_on_after_an_error(
     assert abs(first["dice"][0]["size"] - 90) < 20
     assert lines[1]["image"] == str(bad) and "error" in lines[1]
     assert lines[2]["image"].endswith("missing.jpg") and "error" in lines[2]
+
+
+def test_a_die_asked_about_says_why_in_the_json_and_the_plain_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An orange two with a flash's highlight in its middle, where a three's pip would be.
+    img = background(320, 240)
+    draw_die(img, (160, 120), 80, 2, body=(200, 120, 40), pip=(20, 20, 20))
+    cv2.circle(img, (160, 120), 6, (255, 255, 255), -1, cv2.LINE_AA)
+    photo = tmp_path / "glare.png"
+    cv2.imwrite(str(photo), img)
+    assert main(["read", "--json", str(photo)]) == 0
+    (die,) = json.loads(capsys.readouterr().out)["dice"]
+    assert die["value"] is None and die["flags"] == ["uncertain"]
+    assert die["evidence"] == [doubts.GLARE]
+    assert main(["read", str(photo)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "no face — reroll none — unread #1 (glare)"
 
 
 def test_read_plain_line_and_annotated_copy(
