@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from vision import _doubts as doubts
 from vision.result import DieReading, TrayReading
 
 __all__ = ["SpeechResult", "espeak_available", "position_words", "speak", "speech_text"]
@@ -45,8 +46,9 @@ def speech_text(reading: TrayReading) -> str:
 
     The faces that count come first in reading order ("Four, four, two."); then each die to
     roll again, with why and where ("Reroll the leaning die, top left."); then the dice that
-    could not be read, with where ("One die could not be read, middle."). No dice at all is
-    "No dice found."
+    could not be read, with where ("One die could not be read, middle."), and what the player
+    can do about it when the reader knows (glare, a die cut by the photo's edge: ``_RETAKE``).
+    No dice at all is "No dice found."
     """
     if not reading.dice:
         return "No dice found."
@@ -59,18 +61,29 @@ def speech_text(reading: TrayReading) -> str:
     for die, place in zip(reading.dice, where, strict=True):
         if die.needs_reroll:
             sentences.append(f"Reroll the {_reroll_name(die)}, {place}.")
-    unread = [
-        place
+    unread_dice = [
+        (die, place)
         for die, place in zip(reading.dice, where, strict=True)
         if not die.needs_reroll and _is_unread(die)
     ]
+    unread = [place for _die, place in unread_dice]
     if len(unread) == 1:
         sentences.append(f"One die could not be read, {unread[0]}.")
     elif unread:
         count = _COUNT_WORDS[len(unread)] if len(unread) < len(_COUNT_WORDS) else str(len(unread))
         places = ", ".join(unread[:-1]) + " and " + unread[-1]
         sentences.append(f"{count} dice could not be read: {places}.")
+    reasons = {why for die, _place in unread_dice for why in die.evidence}
+    sentences.extend(advice for why, advice in _RETAKE if why in reasons)
     return " ".join(sentences)
+
+
+#: What a player can do about a die that could not be read, by the reader's reason
+#: (:mod:`vision._doubts`): said once after the dice that could not be read.
+_RETAKE: Final = (
+    (doubts.GLARE, "Glare hides pips: move the light or the phone."),
+    (doubts.PAST_FRAME, "The photo's edge cuts a die: take the whole tray."),
+)
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import wave
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from vision import _doubts as doubts
 from vision.result import DieReading, TrayReading
 from vision.speech import (
     NOT_INSTALLED,
@@ -80,6 +82,21 @@ def test_a_die_both_leaning_and_off_the_tray() -> None:
 def test_an_uncertain_die_is_said_with_its_place() -> None:
     reading = tray(die(2, 100, 100), die(None, 450, 300, "uncertain"))
     assert speech_text(reading) == "Two. One die could not be read, middle."
+
+
+def test_glare_and_the_photo_edge_are_said_with_what_to_do() -> None:
+    glared = replace(die(None, 450, 300, "uncertain"), evidence=(doubts.GLARE,))
+    cut = replace(die(None, 890, 10, "uncertain"), evidence=(doubts.PAST_FRAME,))
+    assert speech_text(tray(die(2, 100, 100), glared)) == (
+        "Two. One die could not be read, middle. Glare hides pips: move the light or the phone."
+    )
+    assert speech_text(tray(cut, glared)) == (
+        "Two dice could not be read: top right and middle. Glare hides pips: move the light "
+        "or the phone. The photo's edge cuts a die: take the whole tray."
+    )
+    # Other reasons are for the screen (the table shows every die's): nothing more is said.
+    body = replace(die(None, 450, 300, "uncertain"), evidence=(doubts.BODY_ONLY,))
+    assert speech_text(tray(body)) == "One die could not be read, middle."
 
 
 def test_several_uncertain_dice_are_said_together() -> None:
