@@ -187,6 +187,14 @@ def test_sampled_dice_never_overlap_and_rest_where_their_label_says(case: str) -
                 assert tilt_deg(d.rotation) < 1e-6
 
 
+def test_the_flash_case_lights_the_tray_from_the_camera() -> None:
+    spec = sample_scene(881000, case="flash", dice=3, width=640, height=480)
+    assert spec.light.area_centre == pytest.approx(spec.camera.origin)
+    assert max(spec.light.area_size_mm) <= 20.0 and spec.light.window_level == 0.0
+    # Its dice lie flat on the floor, apart, as the clean case's do.
+    assert all(d.support == "floor" and d.state == "flat" for d in spec.dice)
+
+
 def test_special_cases_contain_their_special_dice() -> None:
     want = {
         "leaning_wall": ("leaning", "wall"),

@@ -38,6 +38,7 @@ CASES = (
     "rim",
     "mixed",
     "clean",
+    "flash",
 )
 
 # name -> (body linear RGB, pip linear RGB, glossiness 0..1, translucent-looking)
@@ -313,6 +314,33 @@ def sample_light(rng: np.random.Generator, *, clean: bool = False) -> LightSpec:
         env_rgb=(1.0 - 0.08 * warm, 1.0, 1.0 + 0.1 * warm),
         window_dir=window,
         window_level=0.0 if clean else float(rng.uniform(0.0, 6.0)),
+    )
+
+
+#: A phone's flash as an area light: its side (mm) and how much brighter than the room's
+#: lamp it leaves the tray.
+FLASH_SIDE_MM = 12.0
+FLASH_GAIN = 1.5
+
+
+def flash_light(cam: Camera, room: LightSpec) -> LightSpec:
+    """``room`` with its lamp replaced by a small bright panel at the camera, facing the
+    tray, as a phone's flash: glossy top faces mirror it straight back into the camera (a
+    blown-out highlight on a face), and the room's light is dimmed to a fill."""
+    x, y, z = cam.origin
+    area = FLASH_SIDE_MM * FLASH_SIDE_MM
+    # The same irradiance rule as sample_light's lamp, at the camera's distance.
+    distance = math.sqrt(x * x + y * y + z * z)
+    radiance = 1.6e6 * (distance / 1000.0) ** 2 / (area / 1e4) / 100.0 * FLASH_GAIN
+    return LightSpec(
+        area_centre=(float(x), float(y), float(z)),
+        area_size_mm=(FLASH_SIDE_MM, FLASH_SIDE_MM),
+        area_radiance=radiance,
+        area_rgb=(1.0, 1.0, 1.0),
+        env_level=0.3 * room.env_level,
+        env_rgb=room.env_rgb,
+        window_dir=room.window_dir,
+        window_level=0.0,
     )
 
 
@@ -656,7 +684,7 @@ def plan_placements(rng: np.random.Generator, case: str, count: int) -> list[str
     special: list[str] = []
     if case == "flat":
         return flat
-    if case == "clean":
+    if case in ("clean", "flash"):
         return ["free"] * count
     if case == "touching":
         return ["free"] + ["touching" if rng.random() < 0.8 else "free" for _ in range(count - 1)]
@@ -731,7 +759,8 @@ def sample_scene(
     for attempt in range(40):
         tray = sample_tray(rng)
         table, table_rgb = sample_table(rng, tray)
-        if clean:
+        if clean or case == "flash":
+            # Close and straight down (a flash photo is taken so too).
             cam = sample_camera(
                 rng,
                 tray,
@@ -750,6 +779,8 @@ def sample_scene(
             lo = 350.0 + min(attempt, 10) * 15
             cam = sample_camera(rng, tray, width, height, height_range=(lo, 600.0))
         light = sample_light(rng, clean=clean)
+        if case == "flash":
+            light = flash_light(cam, light)
         schemes = list(SCHEMES)
         if clean:
             # Clean scenes are for reading faces: keep dice bodies well apart from the floor.
