@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision import _doubts as doubts
 from vision._count import NO_PIPS, FaceCount, read_face
 
 Image = npt.NDArray[np.uint8]
@@ -56,11 +57,13 @@ class LoneBody(NamedTuple):
 
 class UnsureBody(NamedTuple):
     """A die-sized body that is a die whose pips could not be counted (work-image pixels):
-    its centre, side and outline (its least rectangle's 4 corners)."""
+    its centre, side and outline (its least rectangle's 4 corners), and why when it is not
+    the usual "its pips could not be counted" (:mod:`vision._doubts`)."""
 
     center: tuple[float, float]
     size: float
     outline: tuple[tuple[float, float], ...]
+    doubt: str = ""
 
 
 class BodyPass(NamedTuple):
@@ -250,7 +253,10 @@ def find_body_dice(
         corners = tuple((float(px), float(py)) for px, py in box)
         if face.value is None or face.confidence < min_confidence or not face.pips:
             unread.append((*centre, body_side))
-            if face.reason != NO_PIPS and _textured(work, centre, body_side, noise):
+            if _washed_out(work, centre, body_side):
+                # A flash or a lamp mirrored in a glossy face: its pips are lost in the glare.
+                unsure.append(UnsureBody(centre, body_side, corners, doubts.WASHED_OUT))
+            elif face.reason != NO_PIPS and _textured(work, centre, body_side, noise):
                 # The counter saw pip-like blobs it could not fit to a face.
                 unsure.append(UnsureBody(centre, body_side, corners))
             return
@@ -417,6 +423,19 @@ def _textured(work: Image, centre: tuple[float, float], side: float, noise: floa
         return False
     _mean, deviation = cv2.meanStdDev(cv2.cvtColor(middle, cv2.COLOR_BGR2LAB))
     return float(deviation.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
+
+
+def _washed_out(work: Image, centre: tuple[float, float], side: float) -> bool:
+    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) is blown out:
+    its median at least ``_BLOWN_OUT`` in every channel, a light mirrored in the face."""
+    middle, _x0, _y0 = window(work, centre, _TEXTURE_MIDDLE * side)
+    if min(middle.shape[:2]) < 3:
+        return False
+    return bool(np.median(middle.reshape(-1, 3), axis=0).min() >= _BLOWN_OUT)
+
+
+#: :func:`_washed_out`: the least median of a blown-out face's middle in each channel.
+_BLOWN_OUT = 250.0
 
 
 #: :func:`_textured`: the middle measured (half its width, in die sides), the least spread

@@ -36,6 +36,8 @@ BODY_ONLY: Final = "pips: a die's body is there, but its pips could not be count
 MORE_PIPS: Final = "pips: a second count sees more pips on it than its face showed"
 #: A one with a face of more pips in the colour planes (:func:`vision.reader._one_against_colour`).
 COLOUR_MORE: Final = "colour: the pips' colour shows more pips on it than one"
+#: A die-sized body whose face is blown out (:func:`vision._bodies._washed_out`).
+WASHED_OUT: Final = "glare: its face is washed out by a light mirrored in it, hiding its pips"
 #: Two faces read nearer than a die's side (:func:`vision.reader._with_colour_faces`).
 CROWDED: Final = "position: another face was read too close to it for both to be dice"
 

@@ -887,7 +887,8 @@ def _with_unsure_bodies(
     body right below a face read is that die's front face (:func:`_above`)."""
     out = list(dice)
     for body in bodies:
-        die = _Die(None, body.center, body.size, DOUBTED, body.outline, doubt=doubts.BODY_ONLY)
+        doubt = body.doubt or doubts.BODY_ONLY
+        die = _Die(None, body.center, body.size, DOUBTED, body.outline, doubt=doubt)
         if _on_a_reading(die, out) or (
             upright and any(o.value is not None and _above(o, die) for _od, o in out)
         ):

@@ -83,6 +83,24 @@ def test_blobs_without_pips_add_nothing(art: SimpleNamespace) -> None:
     assert find_body_dice(img, 0.75 * SIDE, taken).dice == []
 
 
+def test_a_die_whose_face_is_washed_out_by_glare_is_asked_about(art: SimpleNamespace) -> None:
+    # A flash mirrored in a glossy red die's face: the face blown out white, pips and all,
+    # inside its red bevel. Before session 40 no count saw pips there and the die was left out.
+    img, layout, (x, y) = _tray_without_last(art)
+    art.draw_die(img, (x, y), SIDE, 2, body=(40, 40, 160))
+    inner = round(0.42 * SIDE)
+    img[y - inner : y + inner, x - inner : x + inner] = 255
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in layout[:-1]]
+    found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
+    assert found.dice == []
+    (unsure,) = found.unsure
+    assert np.hypot(unsure.center[0] - x, unsure.center[1] - y) < 0.2 * SIDE
+    assert unsure.doubt == doubts.WASHED_OUT
+    # The reader asks about it, saying why; a grey square as big is no die (the test above).
+    (asked,) = [d for d in read_array(img) if d.value is None]
+    assert asked.evidence == (doubts.WASHED_OUT,)
+
+
 def test_a_die_touching_a_read_die_is_found(art: SimpleNamespace) -> None:
     img = art.background(480, 360, colour=(200, 205, 210))
     dice = [((120, 120), 5), ((360, 120), 2), ((120, 260), 3), ((161, 262), 6)]
