@@ -13,7 +13,8 @@ another face. A Markdown row per value gives the dice read right, asked about, n
 misread (a wrong value: the silent error, mostly a "one" read on the highlight itself, or the
 face the highlight leaves). Session 40's run over all five values: 338 of 600 read right,
 13 asked about, 113 not found and 136 misread before its glare rules (`c3549dc`'s parent);
-322, 105, 116 and 57 with them.
+322, 109, 112 and 57 with them (105 asked about and 116 not found before the rule for
+faces washed out all over).
 """
 
 from __future__ import annotations
