@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vision"))
 from conftest import background, draw_die  # the tests' drawing helpers
-from lone_dice import outcome  # same folder
+from lone_dice import print_outcomes  # same folder
 
 #: Where the highlight's centre lies, in pixels of an 80 px die from its face's centre ...
 PLACES = ((0, 0), (6, -4), (-10, 8), (16, 0), (0, 16))
@@ -68,27 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--values", default="2,3,4,5,6", help="faces, comma-separated")
     args = parser.parse_args(argv)
-    values = [int(v) for v in args.values.split(",")]
-    print("| value | right | asked about | not found | misread |")
-    print("|---|---|---|---|---|")
-    total = {"right": 0, "asked": 0, "missed": 0, "misread": 0}
-    for value in values:
-        row = dict.fromkeys(total, 0)
+
+    def photos(value: int) -> Iterator[tuple[bytes, int]]:
         cases = itertools.product(PLACES, SIZES, BODIES.values(), SIDES)
         for seed, (place, axes, body, side) in enumerate(cases):
-            data = photo(value, place, axes, body, side, 1000 * value + seed)
-            row[outcome(value, data, side)] += 1
-        n = sum(row.values())
-        print(
-            f"| {value} | {row['right']}/{n} | {row['asked']} | {row['missed']} | "
-            f"{row['misread']} |"
-        )
-        total = {k: total[k] + row[k] for k in total}
-    n = sum(total.values())
-    print(
-        f"| all | {total['right']}/{n} | {total['asked']} | {total['missed']} | "
-        f"{total['misread']} |"
-    )
+            yield photo(value, place, axes, body, side, 1000 * value + seed), side
+
+    print_outcomes([int(v) for v in args.values.split(",")], photos)
     return 0
 
 

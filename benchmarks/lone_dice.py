@@ -15,8 +15,9 @@ photo is a dark floor with one small light thing on it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -66,24 +67,19 @@ def outcome(value: int, data: bytes, side: int) -> str:
     return "misread" if misread else "asked"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--values", default="1,2,3,4,5,6", help="faces, comma-separated")
-    args = parser.parse_args(argv)
-    values = [int(v) for v in args.values.split(",")]
+def print_outcomes(
+    values: Sequence[int], photos: Callable[[int], Iterable[tuple[bytes, int]]]
+) -> None:
+    """Print a Markdown row per value of the outcomes (:func:`outcome`) of the photos
+    ``photos(value)`` gives, ``(JPEG bytes, die side)`` pairs of one die of that value, and
+    an ``all`` row."""
     print("| value | right | asked about | not found | misread |")
     print("|---|---|---|---|---|")
     total = {"right": 0, "asked": 0, "missed": 0, "misread": 0}
     for value in values:
         row = dict.fromkeys(total, 0)
-        seed = 0
-        for scheme in SCHEMES:
-            for side in SIDES:
-                for blur in BLURS:
-                    for turn in TURNS:
-                        seed += 1
-                        data = photo(value, scheme, side, blur, turn, 1000 * value + seed)
-                        row[outcome(value, data, side)] += 1
+        for data, side in photos(value):
+            row[outcome(value, data, side)] += 1
         n = sum(row.values())
         print(
             f"| {value} | {row['right']}/{n} | {row['asked']} | {row['missed']} | "
@@ -95,6 +91,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"| all | {total['right']}/{n} | {total['asked']} | {total['missed']} | "
         f"{total['misread']} |"
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--values", default="1,2,3,4,5,6", help="faces, comma-separated")
+    args = parser.parse_args(argv)
+
+    def photos(value: int) -> Iterator[tuple[bytes, int]]:
+        cases = itertools.product(SCHEMES, SIDES, BLURS, TURNS)
+        for seed, (scheme, side, blur, turn) in enumerate(cases, start=1):
+            yield photo(value, scheme, side, blur, turn, 1000 * value + seed), side
+
+    print_outcomes([int(v) for v in args.values.split(",")], photos)
     return 0
 
 

@@ -81,15 +81,22 @@ def _serve(
     thread.join(5)
 
 
+def _first_photo(server: str, browser: Any, tmp_path: Path) -> tuple[Any, Path]:
+    """A three-dice game's table on a phone, the first photo of a drawn tray taken: the page
+    and the photo."""
+    gid = api(server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
+    photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
+    page = browser.new_page(viewport=PHONE)
+    open_table(page, f"{server}/games/{gid}")
+    page.set_input_files("#photo-input", str(photo))
+    wait_idle(page)
+    return page, photo
+
+
 def test_a_leaning_die_is_marked_and_its_free_reroll_is_plain(
     flagging_server: str, browser: Any, tmp_path: Path
 ) -> None:
-    gid = api(flagging_server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
-    photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
-    page = browser.new_page(viewport=PHONE)
-    open_table(page, f"{flagging_server}/games/{gid}")
-    page.set_input_files("#photo-input", str(photo))
-    wait_idle(page)
+    page, photo = _first_photo(flagging_server, browser, tmp_path)
     sentence = "Reroll the leaning die, top left — this reroll is free."
     assert page.inner_text("#reroll-line") == sentence
     assert page.inner_text("#roll-title") == "Free reroll"
@@ -117,12 +124,7 @@ def test_a_leaning_die_is_marked_and_its_free_reroll_is_plain(
 def test_a_die_asked_about_says_why_beside_it(
     asking_server: str, browser: Any, tmp_path: Path
 ) -> None:
-    gid = api(asking_server, "/api/games", {"game": "three-dice", "players": ["Ann", "Bo"]})["id"]
-    photo = draw_tray([4, 4, 2], tmp_path / "tray.jpg")
-    page = browser.new_page(viewport=PHONE)
-    open_table(page, f"{asking_server}/games/{gid}")
-    page.set_input_files("#photo-input", str(photo))
-    wait_idle(page)
+    page, _photo = _first_photo(asking_server, browser, tmp_path)
     item = page.inner_text("#flag-list li.unread")
     assert item.startswith("A die, top left: its face could not be read.")
     assert "Why: glare: a bright spot covers part of its face" in item
