@@ -74,15 +74,20 @@ def speech_text(reading: TrayReading) -> str:
         places = ", ".join(unread[:-1]) + " and " + unread[-1]
         sentences.append(f"{count} dice could not be read: {places}.")
     reasons = {why for die, _place in unread_dice for why in die.evidence}
-    sentences.extend(advice for why, advice in _RETAKE if why in reasons)
+    for whys, advice in _RETAKE:
+        if reasons & whys:
+            sentences.append(advice)
     return " ".join(sentences)
 
 
-#: What a player can do about a die that could not be read, by the reader's reason
+#: What a player can do about a die that could not be read, by the reader's reasons
 #: (:mod:`vision._doubts`): said once after the dice that could not be read.
 _RETAKE: Final = (
-    (doubts.GLARE, "Glare hides pips: move the light or the phone."),
-    (doubts.PAST_FRAME, "The photo's edge cuts a die: take the whole tray."),
+    (
+        frozenset((doubts.GLARE, doubts.WASHED_OUT)),
+        "Glare hides pips: move the light or the phone.",
+    ),
+    (frozenset((doubts.PAST_FRAME,)), "The photo's edge cuts a die: take the whole tray."),
 )
 
 

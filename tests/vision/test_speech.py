@@ -90,9 +90,10 @@ def test_glare_and_the_photo_edge_are_said_with_what_to_do() -> None:
     assert speech_text(tray(die(2, 100, 100), glared)) == (
         "Two. One die could not be read, middle. Glare hides pips: move the light or the phone."
     )
-    assert speech_text(tray(cut, glared)) == (
-        "Two dice could not be read: top right and middle. Glare hides pips: move the light "
-        "or the phone. The photo's edge cuts a die: take the whole tray."
+    washed = replace(die(None, 10, 590, "uncertain"), evidence=(doubts.WASHED_OUT,))
+    assert speech_text(tray(cut, glared, washed)) == (
+        "Three dice could not be read: top right, middle and bottom left. Glare hides pips: "
+        "move the light or the phone. The photo's edge cuts a die: take the whole tray."
     )
     # Other reasons are for the screen (the table shows every die's): nothing more is said.
     body = replace(die(None, 450, 300, "uncertain"), evidence=(doubts.BODY_ONLY,))
