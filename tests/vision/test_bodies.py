@@ -520,7 +520,8 @@ def test_a_textured_die_whose_pips_fit_no_face_is_reported_unsure(art: SimpleNam
     found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
     assert found.dice == []
     assert len(found.unsure) == 1
-    (x, y), side, outline = found.unsure[0]
+    unsure = found.unsure[0]
+    (x, y), side, outline = unsure.center, unsure.size, unsure.outline
     assert np.hypot(x - 390, y - 260) < 0.25 * SIDE
     assert 0.8 * SIDE < side < 1.5 * SIDE
     corners = np.array(outline)
@@ -543,7 +544,7 @@ def test_a_die_whose_pips_fit_no_face_touching_a_die_read_is_reported_unsure(
     found = find_body_dice(img, 0.75 * SIDE, taken, min_confidence=DEFAULTS.body_min_confidence)
     assert found.dice == []
     assert len(found.unsure) == 1
-    (ux, uy), side, _outline = found.unsure[0]
+    (ux, uy), side = found.unsure[0].center, found.unsure[0].size
     assert np.hypot(ux - (x - SIDE - 2), uy - y) < 0.3 * SIDE
     assert 0.8 * SIDE < side < 1.6 * SIDE
     # A flat square of a die's colour touching the same die holds no pip-like blobs: no die.
