@@ -426,16 +426,21 @@ def _textured(work: Image, centre: tuple[float, float], side: float, noise: floa
 
 
 def _washed_out(work: Image, centre: tuple[float, float], side: float) -> bool:
-    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) is blown out:
-    its median at least ``_BLOWN_OUT`` in every channel, a light mirrored in the face."""
+    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) is blown out,
+    a light mirrored in the face: its median clipped (``_BLOWN_OUT``) in its brightest
+    channel and nearly white (``_WHITISH``) in its darkest (a coloured die's own tint stays
+    in a mirrored flash; a bright yellow or green face clips one channel, not all)."""
     middle, _x0, _y0 = window(work, centre, _TEXTURE_MIDDLE * side)
     if min(middle.shape[:2]) < 3:
         return False
-    return bool(np.median(middle.reshape(-1, 3), axis=0).min() >= _BLOWN_OUT)
+    median = np.median(middle.reshape(-1, 3), axis=0)
+    return bool(median.max() >= _BLOWN_OUT and median.min() >= _WHITISH)
 
 
-#: :func:`_washed_out`: the least median of a blown-out face's middle in each channel.
+#: :func:`_washed_out`: the least median of a blown-out face's middle in its brightest
+#: channel and in its darkest.
 _BLOWN_OUT = 250.0
+_WHITISH = 225.0
 
 
 #: :func:`_textured`: the middle measured (half its width, in die sides), the least spread

@@ -1091,7 +1091,17 @@ def _anywhere(
         for diam, d in dice
         if not any(_shadowed(d, diam, b, b_diam) for b_diam, b in bodies)
     ]
+    if bodies:
+        # A face asked about many times the size of the dice read by their bodies is none of
+        # them (a "one" grown over the floor around a face washed out by a flash): it would
+        # hide the dice asked about where it lies (:func:`_with_unsure_bodies`).
+        side = float(np.median([b.size for _b_diam, b in bodies]))
+        kept = [(diam, d) for diam, d in kept if d.value is not None or d.size < _NOT_A_DIE * side]
     return kept + bodies, found.unread, found.unsure
+
+
+#: A face asked about this many times the side of the dice read by their bodies is no die.
+_NOT_A_DIE = 3.0
 
 
 def _read_blobs(

@@ -297,6 +297,27 @@ def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
     assert unsure.evidence == (doubts.BODY_ONLY,)
 
 
+def test_a_face_asked_about_far_bigger_than_the_dice_read_by_their_bodies_is_dropped(
+    art: SimpleNamespace,
+) -> None:
+    # Where no face is read by its pips the bodies are searched for over the whole photo. A
+    # "one" asked about ten dice wide (in a flash render, the colour grown from a washed-out
+    # face over the felt) is none of them: kept, it hid two washed-out dice asked about.
+    from vision.reader import _anywhere, _Die
+
+    img = art.background(640, 480, colour=(200, 205, 210))
+    layout = [((120, 120), 5), ((320, 140), 3), ((520, 110), 6), ((200, 350), 4)]
+    for i, (centre, value) in enumerate(layout):
+        art.draw_die(
+            img, centre, SIDE, value, angle_deg=9.0 * i, body=(40, 40, 160), pip=(10, 10, 70)
+        )
+    giant = _Die(None, (450.0, 300.0), 10.0 * SIDE, 0.5, ())
+    small = _Die(None, (600.0, 420.0), SIDE, 0.5, ())
+    dice, _unread, _unsure = _anywhere(img, [(8.0, giant), (8.0, small)], DEFAULTS)
+    assert sorted(d.value for _diam, d in dice if d.value is not None) == [3, 4, 5, 6]
+    assert giant not in [d for _diam, d in dice] and small in [d for _diam, d in dice]
+
+
 def test_a_webcam_frame_320_wide_is_searched_for_bodies_too(art: SimpleNamespace) -> None:
     # The search looks at a copy 320 px on its short side; a frame already smaller (a
     # 320x240 webcam's) was not searched at all, and is now looked at as it is.
