@@ -272,17 +272,24 @@ def test_dice_whose_pips_the_pip_search_misses_everywhere_are_found_by_their_bod
         assert np.hypot(die.center[0] - x, die.center[1] - y) < 0.25 * SIDE
 
 
-def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
-    art: SimpleNamespace,
-) -> None:
-    # As above (faint pips everywhere), with a sixth die whose smudges fit no face: the body
-    # search over the whole photo reports it uncertain, and a flat grey disc nothing.
+def _faint_four(art: SimpleNamespace) -> np.ndarray:
+    """A light floor with four dice (a five, a three, a six and a four) whose pips are barely
+    darker than their faces: no face is read by its pips, the dice are found by their bodies."""
     img = art.background(640, 480, colour=(200, 205, 210))
     layout = [((120, 120), 5), ((320, 140), 3), ((520, 110), 6), ((200, 350), 4)]
     for i, (centre, value) in enumerate(layout):
         art.draw_die(
             img, centre, SIDE, value, angle_deg=9.0 * i, body=(40, 40, 160), pip=(10, 10, 70)
         )
+    return img
+
+
+def test_where_no_face_is_read_by_its_pips_a_die_no_count_reads_is_asked_about(
+    art: SimpleNamespace,
+) -> None:
+    # As above (faint pips everywhere), with a sixth die whose smudges fit no face: the body
+    # search over the whole photo reports it uncertain, and a flat grey disc nothing.
+    img = _faint_four(art)
     x, y = 450, 340
     art.draw_die(img, (x, y), SIDE, 1, angle_deg=20.0, body=(40, 40, 160), pip=(40, 40, 160))
     # Faint streaks: no face of the pip search there either.
@@ -305,12 +312,7 @@ def test_a_face_asked_about_far_bigger_than_the_dice_read_by_their_bodies_is_dro
     # face over the felt) is none of them: kept, it hid two washed-out dice asked about.
     from vision.reader import _anywhere, _Die
 
-    img = art.background(640, 480, colour=(200, 205, 210))
-    layout = [((120, 120), 5), ((320, 140), 3), ((520, 110), 6), ((200, 350), 4)]
-    for i, (centre, value) in enumerate(layout):
-        art.draw_die(
-            img, centre, SIDE, value, angle_deg=9.0 * i, body=(40, 40, 160), pip=(10, 10, 70)
-        )
+    img = _faint_four(art)
     giant = _Die(None, (450.0, 300.0), 10.0 * SIDE, 0.5, ())
     small = _Die(None, (600.0, 420.0), SIDE, 0.5, ())
     dice, _unread, _unsure = _anywhere(img, [(8.0, giant), (8.0, small)], DEFAULTS)
