@@ -1081,8 +1081,9 @@ def _anywhere(
     work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
 ) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]], list[UnsureBody]]:
     """The uncertain ``dice`` of a photo where no face was read, with the dice its bodies
-    read (work-image pixels; a die read there replaces the uncertain one it lies on), the
-    die-sized bodies whose pips could not be counted, ``(x, y, side)`` in work pixels, and
+    read (work-image pixels; a die read there replaces the uncertain one it lies on, and an
+    uncertain one ``_NOT_A_DIE`` times their side or more is dropped), the die-sized bodies
+    whose pips could not be counted, ``(x, y, side)`` in work pixels, and
     those of them that are dice all the same (:attr:`vision._bodies.BodyPass.unsure`)."""
     found = find_dice_anywhere(work, min_confidence=params.min_confidence)
     bodies = [_body_die(b, params) for b in found.dice]
