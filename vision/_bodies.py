@@ -42,7 +42,8 @@ class BodyDie(NamedTuple):
     confidence: float
     outline: tuple[tuple[float, float], ...]
     pip_diam: float
-    #: The single-face counter's reason when it doubted the face (see :func:`_doubted`).
+    #: Why it is doubted when the single-face counter refused it for an empty pip place that
+    #: looks like a pip (see :func:`_doubted`), else "".
     doubt: str = ""
 
 
@@ -274,7 +275,7 @@ def find_body_dice(
                 float(face.confidence),
                 corners,
                 float(pips[:, 2].mean()),
-                face.reason,
+                "" if face.suspect is None else doubts.ghost(face.value),
             )
         )
 

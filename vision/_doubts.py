@@ -65,11 +65,8 @@ def colour_only(value: int) -> str:
     return f"colour: {value} pips seen only by their colour, too few to be sure"
 
 
-def counted(value: int, reason: str) -> str:
-    """A face the single-face counter fitted as ``value`` with too little confidence, and
-    the ``reason`` it gave for doubting it ("" when it gave none)."""
-    if reason:
-        return f"pips: they fit a {value}, but {reason}"
+def loose(value: int) -> str:
+    """A face the single-face counter fitted as ``value`` with too little confidence."""
     return f"pips: they fit a {value}, too loosely to be sure"
 
 

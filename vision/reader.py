@@ -991,7 +991,7 @@ def _body_die(b: BodyDie, params: ReaderParams) -> tuple[float, _Die]:
     """A die read by its body as a (mean pip diameter, die) pair; uncertain below
     ``params.min_confidence``."""
     value = b.value if b.confidence >= params.min_confidence else None
-    doubt = "" if value is not None else doubts.counted(b.value, b.doubt)
+    doubt = "" if value is not None else b.doubt or doubts.loose(b.value)
     return b.pip_diam, _Die(
         value, b.center, b.size, b.confidence, b.outline, layout=b.value, doubt=doubt
     )
@@ -2296,12 +2296,19 @@ def _pips_beside(
     least half its contrast, ``least_diam`` of its size and ``least_roundness`` of its
     roundness; by default about as round: not a side face's pip seen aslant), apart from it,
     lies within ``reach`` of ``centre``."""
+    like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
+    return bool(np.any(like & _beside(cands, k, centre, reach)))
+
+
+def _beside(
+    cands: PipCandidates, k: int, centre: tuple[float, float], reach: float
+) -> npt.NDArray[np.bool_]:
+    """The candidates apart from pip ``k`` that lie within ``reach`` of ``centre``. A blob
+    that holds the pip (the die's whole body, darker than the floor) is none beside it."""
     d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
     apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
-    like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
-    # A blob that holds the pip (the die's whole body, darker than the floor) is none beside it.
     clear = apart > np.maximum(0.8 * cands.diam[k], 0.5 * (cands.diam - cands.diam[k]))
-    return bool(np.any(like & clear & (d < reach)))
+    return np.asarray(clear & (d < reach), bool)
 
 
 def _alike(
@@ -2957,7 +2964,7 @@ def _check_face(
 ) -> _Die | None:
     """Turn a fitted layout into a die with a confidence, or None when it is not a die."""
     members = np.array(fit.members, np.intp)
-    unsupported = False  # the face around the pips is the least evidence (a two or three)
+    quality_support = 1.0  # the face around a two's or three's pips (below)
     glared = False  # a one's "pip" is glare on a face of pips of the other shade
     # A lone blob must look like a pip seen from above: round (a glare spot is not).
     if fit.value == 1:
@@ -3048,9 +3055,7 @@ def _check_face(
                 and _outlined(blur, fit.center, size, fit.angle, face_colour, apart)
             ):
                 return None
-            if 0.5 + (support - 0.5) / 0.6 < quality_fit:
-                quality_fit = 0.5 + (support - 0.5) / 0.6
-                unsupported = True
+            quality_support = 0.5 + (support - 0.5) / 0.6
     if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):
         return None
     # An empty grid place as dark (or bright) as a pip means a pip was missed.
@@ -3087,14 +3092,14 @@ def _check_face(
     )
     if glared:
         quality_glare = min(quality_glare, DOUBTED)
-    qualities = (quality_fit, quality_ghost, quality_pips, quality_glare)
+    qualities = (quality_fit, quality_ghost, quality_pips, quality_glare, quality_support)
     confidence = float(np.clip(min(qualities), 0.0, 1.0))
     if confidence < params.min_die_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
     value: int | None = fit.value if confidence >= params.min_confidence else None
     six_corners = value == 4 and _six_corners(fit, float(np.median(roundness)))
-    doubt = "" if value is not None else _doubt(fit.value, int(np.argmin(qualities)), unsupported)
+    doubt = "" if value is not None else _doubt(fit.value, int(np.argmin(qualities)))
     if six_corners:
         value, doubt = None, doubts.SIX_CORNERS
     if value is None and fit.value == 2:
@@ -3139,10 +3144,9 @@ def _other_shade_beside(
     cands: PipCandidates, k: int, centre: tuple[float, float], side: float, params: ReaderParams
 ) -> bool:
     """Whether two stark round grey-plane candidates of the shade opposite pip ``k``'s,
-    apart from it and as wide as pips of a face ``side`` wide, lie on that face (centred at
-    ``centre``): pips of a face whose pips are of the other shade, ``k`` being glare on it."""
-    d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
-    apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
+    beside it (:func:`_beside`) and as wide as pips of a face ``side`` wide, lie on that
+    face (centred at ``centre``): pips of a face whose pips are of the other shade, ``k``
+    being glare on it."""
     other = (
         (cands.polarity == -cands.polarity[k])
         & (cands.channel == 0)
@@ -3151,19 +3155,19 @@ def _other_shade_beside(
         & (cands.diam >= _LEAST_PIP_OF_FACE * side)
         & (cands.diam <= _PIP_OF_FACE * side)
     )
-    return int(np.count_nonzero(other & (apart > 0.8 * cands.diam[k]) & (d < 0.45 * side))) >= 2
+    return int(np.count_nonzero(other & _beside(cands, k, centre, 0.45 * side))) >= 2
 
 
-def _doubt(value: int, weakest: int, unsupported: bool) -> str:
+def _doubt(value: int, weakest: int) -> str:
     """Why a face fitted as ``value`` is uncertain, from its weakest quality in
-    :func:`_check_face` (0 fit, 1 an empty pip place, 2 its pips alike, 3 glare);
-    ``unsupported``: the fit's quality is the face's around a two's or three's pips."""
+    :func:`_check_face` (0 fit, 1 an empty pip place, 2 its pips alike, 3 glare, 4 the face
+    around a two's or three's pips)."""
     if weakest == 0:
-        if value == 1:
-            return doubts.ONE_BESIDE
-        return doubts.unsupported(value) if unsupported else doubts.off_grid(value)
+        return doubts.ONE_BESIDE if value == 1 else doubts.off_grid(value)
     if weakest == 1:
         return doubts.ghost(value)
     if weakest == 2:
         return doubts.unlike(value)
-    return doubts.GLARE
+    if weakest == 3:
+        return doubts.GLARE
+    return doubts.unsupported(value)
