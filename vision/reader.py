@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import cv2
 import numpy as np
@@ -2388,12 +2388,20 @@ def _face_region(
         if tol > max(14.0, 0.6 * contrast):
             break
         shape = _grow(roi, (best[1], best[2]), tol, fit, cands, x0, y0, (x0, y0, x1, y1), (w, h))
+        if shape is _SPILLED:
+            # A wider tolerance floods a superset of the region (the range is fixed to the
+            # seed's colour), which spills too.
+            break
         if shape is None:
             if found is not None:
                 break
             continue
         found = shape
     return found
+
+
+#: What :func:`_grow` returns for a region that spills out of its window.
+_SPILLED: Final = ((0.0, 0.0), 0.0, 0.0, ())
 
 
 def _grow(
@@ -2407,7 +2415,8 @@ def _grow(
     window: tuple[int, int, int, int],
     size: tuple[int, int],
 ) -> tuple[tuple[float, float], float, float, tuple[tuple[float, float], ...]] | None:
-    """Flood the face colour within ``tol`` from ``seed``; the region's square or None."""
+    """Flood the face colour within ``tol`` from ``seed``; the region's square, None when it
+    is no square, or ``_SPILLED`` when it runs out of its window."""
     rh, rw = roi.shape[:2]
     _x0, _y0, x1, y1 = window
     w, h = size
@@ -2440,7 +2449,7 @@ def _grow(
         or (y1 < h and by + bh == rh)
     )
     if spill:
-        return None
+        return _SPILLED
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     contour = max(contours, key=cv2.contourArea)
     hull = cv2.convexHull(contour)
@@ -2996,6 +3005,7 @@ def _check_face(
     channel = int(cands.channel[members[0]])
     plane = planes[channel]
     face_gray = float(mean_rows(cands.ring_gray[members]))
+    traits = (pol, channel, diam, mean_contrast)
     if fit.value == 1:
         region = _face_region(fit, cands, blur, 6.0 * diam)
         if region is None:
@@ -3013,6 +3023,7 @@ def _check_face(
         empty = grid_places(fit.center, step, angle, AROUND_CENTRE)
         fit = fit._replace(step=step, angle=angle, empty_places=empty)
         size = side
+        quality_ghost, glint = _empty_places(fit, plane, traits, face_gray, params)
         # A one shows one pip: another pip like it on the same face means the face is not
         # a one (the centre pip of a five whose other pips were not fitted, for one).
         quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, 0.4 * side) else 1.0
@@ -3026,6 +3037,13 @@ def _check_face(
         if _foreshortened_as_pips(fit, cands):
             residual = min(residual, fit.affine_residual)
         quality_fit = 1.0 - 0.5 * residual / params.max_grid_residual
+        quality_ghost, glint = _empty_places(fit, plane, traits, face_gray, params)
+        if min(quality_fit, quality_ghost, _pips_alike(contrast, roundness)) < (
+            params.min_die_confidence
+        ):
+            # The confidence below (their least) would refuse the face: the costlier
+            # measures of its surroundings are not taken.
+            return None
         # The face around the grid must be one colour: the strip between the outer pips and
         # the face's edge, and the empty grid places. Pips that are really on two dice, or
         # on a die and the floor, leave part of this "face" on something else.
@@ -3058,30 +3076,7 @@ def _check_face(
             quality_support = 0.5 + (support - 0.5) / 0.6
     if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):
         return None
-    # An empty grid place as dark (or bright) as a pip means a pip was missed.
-    ghost = 0.0
-    if fit.empty_places.shape[0]:
-        # The grid place and four points a sixth of a pip across from it.
-        vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
-        ghost = float(np.max(pol * (vals - face_gray))) / mean_contrast
-        if pol < 0 and channel == 0 and fit.value <= _HIDES_A_PIP:
-            # Glare over an empty place of a face of dark pips may hide a pip there (of a
-            # face with more pips: a five or a six has no place a hidden pip would turn
-            # into another face); the ghost test above sees only marks of the pips' shade.
-            brightest = float(np.max(vals))
-            glared = glared or (
-                face_gray < _WHITE_FACE
-                and brightest >= _BLOWN
-                and brightest - face_gray > _GLINT * mean_contrast
-            )
-    quality_ghost = 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio
-    # Pips much fainter than their siblings are back-face pips showing through or noise.
-    quality_pips = float(contrast.min() / contrast.max()) if members.shape[0] > 1 else 1.0
-    if members.shape[0] > 1:
-        # ... and pips of one face are foreshortened alike: a round top-face pip with a
-        # flattened side-face pip beside it is not one face.
-        quality_pips *= float(np.sqrt(roundness.min() / max(float(roundness.max()), 1e-6)))
-    quality_pips = min(1.0, 0.15 + quality_pips)
+    quality_pips = _pips_alike(contrast, roundness)
     face_bgr = mean_rows(cands.ring_bgr[members])
     face_bright = float(face_bgr @ PLANE_TRANSFORM[0, :3])
     quality_glare = (
@@ -3090,7 +3085,7 @@ def _check_face(
         * _glare_share(blur, fit, size, face_bright, cands.xy[members], diam)
         / params.max_glare_share
     )
-    if glared:
+    if glared or glint:
         quality_glare = min(quality_glare, DOUBTED)
     qualities = (quality_fit, quality_ghost, quality_pips, quality_glare, quality_support)
     confidence = float(np.clip(min(qualities), 0.0, 1.0))
@@ -3121,6 +3116,49 @@ def _check_face(
         pips=tuple((float(x), float(y)) for x, y in cands.xy[members]),
         doubt=doubt,
     )
+
+
+def _empty_places(
+    fit: FaceFit,
+    plane: Image,
+    traits: tuple[float, int, float, float],
+    face_gray: float,
+    params: ReaderParams,
+) -> tuple[float, bool]:
+    """How far a fitted face's empty grid places are from holding a missed pip (1.0: not
+    at all; lower as the darkest, or brightest, place nears its pips' contrast), and whether
+    a blown-out place may hide a pip under glare. ``plane`` is the pips' plane and ``traits``
+    their polarity, plane (0 grey), mean diameter and mean contrast; ``face_gray`` the
+    face's level on that plane."""
+    if not fit.empty_places.shape[0]:
+        return 1.0, False
+    pol, channel, diam, mean_contrast = traits
+    # The grid place and four points a sixth of a pip across from it.
+    vals = _sample_around(plane, fit.empty_places, 0.165 * diam)
+    ghost = float(np.max(pol * (vals - face_gray))) / mean_contrast
+    glint = False
+    if pol < 0 and channel == 0 and fit.value <= _HIDES_A_PIP:
+        # Glare over an empty place of a face of dark pips may hide a pip there (of a
+        # face with more pips: a five or a six has no place a hidden pip would turn
+        # into another face); the ghost test above sees only marks of the pips' shade.
+        brightest = float(np.max(vals))
+        glint = (
+            face_gray < _WHITE_FACE
+            and brightest >= _BLOWN
+            and brightest - face_gray > _GLINT * mean_contrast
+        )
+    return 1.0 - 0.5 * max(0.0, ghost) / params.max_ghost_pip_ratio, glint
+
+
+def _pips_alike(contrast: npt.NDArray[np.float32], roundness: npt.NDArray[np.float32]) -> float:
+    """How alike a face's pips are (1.0 for one pip): pips much fainter than their siblings
+    are back-face pips showing through, or noise, and pips of one face are foreshortened
+    alike (a round top-face pip with a flattened side-face pip beside it is not one face)."""
+    if contrast.shape[0] < 2:
+        return 1.0
+    alike = float(contrast.min() / contrast.max())
+    alike *= float(np.sqrt(roundness.min() / max(float(roundness.max()), 1e-6)))
+    return min(1.0, 0.15 + alike)
 
 
 #: The most pips a face shows that a pip hidden on one of its empty places turns into
