@@ -853,9 +853,7 @@ def _body_dice(
         if body is not None:
             again = _more_pips(work, d, body)
             if again.value == d.value and _turned_against(d, _edges_turn(work, d)):
-                again = d._replace(
-                    value=None, confidence=min(d.confidence, 0.5), doubt=doubts.TURNED
-                )
+                again = _as_turned(d)
             d = again
         checked.append((diam, d))
     return checked + [_body_die(b, params) for b in found.dice], found.unread, found.unsure
@@ -873,7 +871,11 @@ def _unread_bodies(
     (:func:`_read_blobs`), and those still unread that are dice all the same asked about
     (:func:`_with_unsure_bodies`)."""
     if unread:
-        dice = _read_blobs(image, dice, unread, reading.scale_x, reading.scale_y, params)
+        read = _read_blobs(image, dice, unread, reading.scale_x, reading.scale_y, params)
+        # A face read in a body's window is checked against the edges around it as a face
+        # read on a lone body is (:func:`_body_dice`): a six whose pips no count could
+        # read may be fitted there, enlarged, as a two across two of its pips.
+        dice = dice + [(diam, _not_turned(reading.work, d)) for diam, d in read[len(dice) :]]
     return _with_unsure_bodies(dice, unsure, _upright(reading))
 
 
@@ -1163,6 +1165,17 @@ def _turned_against(d: _Die, edges_turn: float | None) -> bool:
     (x0, y0), (x1, y1) = d.outline[0], d.outline[1]
     face_turn = float(np.degrees(np.arctan2(y1 - y0, x1 - x0))) % 90.0
     return abs((face_turn - edges_turn + 45.0) % 90.0 - 45.0) > _TURN_OFF
+
+
+def _not_turned(work: Image, d: _Die) -> _Die:
+    """``d``, made uncertain when it is a two or a three turned against the edges around it
+    in ``work`` (:func:`_turned_against`)."""
+    return _as_turned(d) if _turned_against(d, _edges_turn(work, d)) else d
+
+
+def _as_turned(d: _Die) -> _Die:
+    """``d`` asked about for a face turned against its body."""
+    return d._replace(value=None, confidence=min(d.confidence, 0.5), doubt=doubts.TURNED)
 
 
 def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:

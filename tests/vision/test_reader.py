@@ -229,6 +229,36 @@ def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) ->
     assert _edges_turn(img, across._replace(value=4)) is None
 
 
+def test_a_two_read_in_a_bodys_window_across_its_edges_is_asked_about(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Photoreal render scene_920023 (session 42): a pale green six whose pips the body's
+    # counter could not count was read, enlarged in its body's window, as a two across two
+    # of its pips, turned 45 degrees off the die's edges. A face read there gets the check
+    # a face on a lone body gets.
+    import vision.reader as reader
+
+    img = art.background(160, 160, colour=(200, 205, 210))
+    art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
+    diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
+    square = ((58.0, 58.0), (102.0, 58.0), (102.0, 102.0), (58.0, 102.0))
+    across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
+    along = across._replace(outline=square)
+    reading = reader._Scaled([], 0, 1.0, 1.0, img, 0.0)
+
+    def read_in_window(face: _Die) -> _Die:
+        monkeypatch.setattr(reader, "_read_blobs", lambda _i, dice, *_a: [*dice, (5.0, face)])
+        ((_diam, die),) = reader._unread_bodies(
+            img, [], [(80.0, 80.0, 44.0)], [], reading, DEFAULTS
+        )
+        return die
+
+    asked = read_in_window(across)
+    assert asked.value is None
+    assert asked.doubt == doubts.TURNED
+    assert read_in_window(along) == along
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize(
     ("photo", "centre"),
