@@ -259,6 +259,33 @@ def test_a_two_read_in_a_bodys_window_across_its_edges_is_asked_about(
     assert read_in_window(along) == along
 
 
+def test_a_two_across_the_edges_of_a_die_apart_without_a_lone_body_is_asked_about(
+    art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Photoreal renders (session 42): a red six on a dark floor, its body merged with its
+    # shadow, read as a two across two of its pips. With no die beside it the edges around
+    # it are its own, so the check of a face on a lone body applies; beside another die
+    # they may be the neighbour's, and the face stands.
+    import vision.reader as reader
+    from vision._bodies import BodyPass
+
+    img = art.background(240, 160, colour=(200, 205, 210))
+    art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
+    diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
+    across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
+    monkeypatch.setattr(
+        reader,
+        "find_body_dice",
+        lambda _w, _s, taken, **_k: BodyPass([], [None] * len(taken), [], []),
+    )
+    ((_diam, asked),), _unread, _unsure = reader._body_dice(img, [(5.0, across)], DEFAULTS)
+    assert asked.value is None
+    assert asked.doubt == doubts.TURNED
+    beside = _Die(4, (126.0, 80.0), 31.0, 0.9, ())
+    dice = [(5.0, across), (5.0, beside)]
+    assert [d for _diam, d in reader._body_dice(img, dice, DEFAULTS)[0]] == [across, beside]
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize(
     ("photo", "centre"),
