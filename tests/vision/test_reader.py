@@ -213,15 +213,21 @@ def test_a_one_read_stands_against_an_enlarged_two_centred_elsewhere() -> None:
     assert _merged(one, five) == [five]
 
 
-def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
-    from vision.reader import _Die, _edges_turn, _turned_against
-
-    img = art.background(160, 160, colour=(200, 205, 210))
+def _two_on_an_upright_die(art: SimpleNamespace, width: int = 160) -> tuple[Any, _Die, _Die]:
+    """A drawn two on a die whose edges run at 0 degrees, and the two fitted on it across
+    them (turned 45 degrees, as a six's row ends are) and along them."""
+    img = art.background(width, 160, colour=(200, 205, 210))
     art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
     diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
     square = ((58.0, 58.0), (102.0, 58.0), (102.0, 102.0), (58.0, 102.0))
     across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
-    along = across._replace(outline=square)
+    return img, across, across._replace(outline=square)
+
+
+def test_a_two_fitted_across_its_dies_edges_is_not_read(art: SimpleNamespace) -> None:
+    from vision.reader import _edges_turn, _turned_against
+
+    img, across, along = _two_on_an_upright_die(art)
     # The die's edges run at 0 degrees: a two fitted at 45 has its pips off the diagonal.
     assert _turned_against(across, _edges_turn(img, across))
     assert not _turned_against(along, _edges_turn(img, along))
@@ -238,12 +244,7 @@ def test_a_two_read_in_a_bodys_window_across_its_edges_is_asked_about(
     # a face on a lone body gets.
     import vision.reader as reader
 
-    img = art.background(160, 160, colour=(200, 205, 210))
-    art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
-    diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
-    square = ((58.0, 58.0), (102.0, 58.0), (102.0, 102.0), (58.0, 102.0))
-    across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
-    along = across._replace(outline=square)
+    img, across, along = _two_on_an_upright_die(art)
     reading = reader._Scaled([], 0, 1.0, 1.0, img, 0.0)
 
     def read_in_window(face: _Die) -> _Die:
@@ -269,10 +270,7 @@ def test_a_two_across_the_edges_of_a_die_apart_without_a_lone_body_is_asked_abou
     import vision.reader as reader
     from vision._bodies import BodyPass
 
-    img = art.background(240, 160, colour=(200, 205, 210))
-    art.draw_die(img, (80, 80), 44, 2, angle_deg=0.0, body=(40, 40, 160), shadow=False)
-    diamond = ((80.0, 58.0), (102.0, 80.0), (80.0, 102.0), (58.0, 80.0))
-    across = _Die(2, (80.0, 80.0), 31.0, 0.9, diamond)
+    img, across, _along = _two_on_an_upright_die(art, width=240)
     monkeypatch.setattr(
         reader,
         "find_body_dice",
