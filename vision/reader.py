@@ -1066,13 +1066,16 @@ def _recount(work: Image, d: _Die, side: float) -> _Die:
     is not asked: around a lone pip, a camera looking aslant shows the pips of its side faces
     (on matteop65's photos five ones were read as twos so).
     """
-    if d.value not in (2, 3):
+    # A two or three asked about for its turn against its die's edges (:func:`_as_turned`)
+    # is a six's row or diagonal as often as a two beside a wall: it is counted again too.
+    value = d.layout if d.value is None and d.doubt == doubts.TURNED else d.value
+    if value not in (2, 3):
         return d
     if d.size >= _SHORT_FACE * side or side < _RECOUNT_LEAST_SIDE:
         return d
     crop, x0, y0 = window(work, d.center, 0.75 * side)
     face = read_face(crop)
-    if face.value is None or face.value <= d.value:
+    if face.value is None or face.value <= value:
         return d
     edge = np.subtract(d.outline[1], d.outline[0]) if len(d.outline) > 1 else (1.0, 0.0)
     counted = _counted(d, face, x0, y0, side, float(np.arctan2(edge[1], edge[0])))

@@ -457,6 +457,10 @@ def test_a_two_or_three_on_a_die_touching_another_is_counted_again(art: SimpleNa
     again = _recount(img, three, side)
     assert again.value == 6
     assert np.hypot(again.center[0] - 120, again.center[1] - 120) < 0.15 * SIDE
+    # A three asked about for its turn against the die's edges (the drawn trays' orange
+    # six, session 42) is counted again as well.
+    turned = three._replace(value=None, confidence=0.5, layout=3, doubt=doubts.TURNED)
+    assert _recount(img, turned, side).value == 6
     # Not counted again: a four, five or six, a one (a camera looking aslant shows the pips
     # of a lone pip's side faces), a face as big as the photo's dice, and a face the
     # counter reads no more pips on.
