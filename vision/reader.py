@@ -1183,7 +1183,8 @@ def _apart(d: _Die, dice: list[tuple[float, _Die]]) -> bool:
     nell's right twos and threes asked about (their neighbours' edges measured as theirs);
     checked only for those apart, it left no right die asked about there and caught two of
     the renders' eight misread (a red six and a green four read as twos across their pips,
-    their bodies merged with a shadow or a wall)."""
+    their bodies merged with a shadow or a wall); counted again (:func:`_recount`), the four
+    is then read right."""
     return not any(
         o is not d
         and np.hypot(o.center[0] - d.center[0], o.center[1] - d.center[1])
