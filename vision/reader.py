@@ -875,11 +875,7 @@ def _unread_bodies(
     (:func:`_read_blobs`), and those still unread that are dice all the same asked about
     (:func:`_with_unsure_bodies`)."""
     if unread:
-        read = _read_blobs(image, dice, unread, reading.scale_x, reading.scale_y, params)
-        # A face read in a body's window is checked against the edges around it as a face
-        # read on a lone body is (:func:`_body_dice`): a six whose pips no count could
-        # read may be fitted there, enlarged, as a two across two of its pips.
-        dice = dice + [(diam, _not_turned(reading.work, d)) for diam, d in read[len(dice) :]]
+        dice = _read_blobs(image, dice, unread, reading, params)
     return _with_unsure_bodies(dice, unsure, _upright(reading))
 
 
@@ -903,12 +899,18 @@ def _with_unsure_bodies(
     return out
 
 
-def _on_a_reading(die: _Die, dice: list[tuple[float, _Die]]) -> bool:
-    """Whether ``die`` lies within ``_BODY_TAKEN`` of the bigger one's side of a die of
-    ``dice``: a reading of that die."""
+#: A die found this near another reading (in the bigger one's sides) is that die
+#: (:func:`_on_a_reading`); a die's pip is about this share of its side.
+_BODY_TAKEN = 0.7
+_PIP_OF_SIDE = 0.18
+
+
+def _on_a_reading(die: _Die, dice: list[tuple[float, _Die]], reach: float = _BODY_TAKEN) -> bool:
+    """Whether ``die`` lies within ``reach`` of the bigger one's side of a die of ``dice``
+    (by default ``_BODY_TAKEN``: a reading of that die)."""
     return any(
         np.hypot(die.center[0] - o.center[0], die.center[1] - o.center[1])
-        < _BODY_TAKEN * max(o.size, die.size)
+        < reach * max(o.size, die.size)
         for _od, o in dice
     )
 
@@ -918,12 +920,6 @@ def _upright(reading: _Scaled) -> bool:
     (:attr:`_Checked.upright`); False for a reading stretched back from an aslant view,
     whose faces are not kept."""
     return reading.faces is not None and reading.faces.upright
-
-
-#: A die found this near another reading (in the bigger one's sides) is that die
-#: (:func:`_on_a_reading`); a die's pip is about this share of its side.
-_BODY_TAKEN = 0.7
-_PIP_OF_SIDE = 0.18
 
 
 def _more_pips(work: Image, d: _Die, body: LoneBody) -> _Die:
@@ -1118,12 +1114,16 @@ def _read_blobs(
     image: Image,
     dice: list[tuple[float, _Die]],
     blobs: list[tuple[float, float, float]],
-    scale_x: float,
-    scale_y: float,
+    reading: _Scaled,
     params: ReaderParams,
 ) -> list[tuple[float, _Die]]:
     """The dice with those read, enlarged, in windows around die-sized ``blobs`` (work
-    pixels ``(x, y, side)``) whose pips neither reading could count at the work size."""
+    pixels ``(x, y, side)``) whose pips neither reading could count at the work size.
+
+    A face read there is checked against the edges around it as a face read on a lone body
+    is (:func:`_body_dice`): a six whose pips no count could read may be fitted there,
+    enlarged, as a two across two of its pips (:func:`_not_turned`)."""
+    scale_x, scale_y = reading.scale_x, reading.scale_y
     scale = 0.5 * (scale_x + scale_y)
     out = list(dice)
     for x, y, side in blobs:
@@ -1139,7 +1139,7 @@ def _read_blobs(
                 continue
             if _on_a_reading(d, out):
                 continue
-            out.append((diam, d))
+            out.append((diam, _not_turned(reading.work, d)))
     return out
 
 
@@ -1185,12 +1185,7 @@ def _apart(d: _Die, dice: list[tuple[float, _Die]]) -> bool:
     the renders' eight misread (a red six and a green four read as twos across their pips,
     their bodies merged with a shadow or a wall); counted again (:func:`_recount`), the four
     is then read right."""
-    return not any(
-        o is not d
-        and np.hypot(o.center[0] - d.center[0], o.center[1] - d.center[1])
-        < _APART * max(o.size, d.size)
-        for _od, o in dice
-    )
+    return not _on_a_reading(d, [(od, o) for od, o in dice if o is not d], _APART)
 
 
 #: Dice closer than this many sides (centre to centre) may touch (1.41 corner to corner),
@@ -1206,7 +1201,7 @@ def _not_turned(work: Image, d: _Die) -> _Die:
 
 def _as_turned(d: _Die) -> _Die:
     """``d`` asked about for a face turned against its body."""
-    return d._replace(value=None, confidence=min(d.confidence, 0.5), doubt=doubts.TURNED)
+    return d._replace(value=None, confidence=min(d.confidence, DOUBTED), doubt=doubts.TURNED)
 
 
 def _scaled_die(d: _Die, fx: float, fy: float) -> _Die:
@@ -3050,6 +3045,7 @@ def _check_face(
     plane = planes[channel]
     face_gray = float(mean_rows(cands.ring_gray[members]))
     traits = (pol, channel, diam, mean_contrast)
+    quality_pips = _pips_alike(contrast, roundness)
     if fit.value == 1:
         region = _face_region(fit, cands, blur, 6.0 * diam)
         if region is None:
@@ -3082,9 +3078,7 @@ def _check_face(
             residual = min(residual, fit.affine_residual)
         quality_fit = 1.0 - 0.5 * residual / params.max_grid_residual
         quality_ghost, glint = _empty_places(fit, plane, traits, face_gray, params)
-        if min(quality_fit, quality_ghost, _pips_alike(contrast, roundness)) < (
-            params.min_die_confidence
-        ):
+        if min(quality_fit, quality_ghost, quality_pips) < params.min_die_confidence:
             # The confidence below (their least) would refuse the face: the costlier
             # measures of its surroundings are not taken.
             return None
@@ -3120,7 +3114,6 @@ def _check_face(
             quality_support = 0.5 + (support - 0.5) / 0.6
     if fit.value >= 3 and _uncounted_pip(cands, members, fit.center, fit.step, fit.angle):
         return None
-    quality_pips = _pips_alike(contrast, roundness)
     face_bgr = mean_rows(cands.ring_bgr[members])
     face_bright = float(face_bgr @ PLANE_TRANSFORM[0, :3])
     quality_glare = (

@@ -248,7 +248,7 @@ def test_a_two_read_in_a_bodys_window_across_its_edges_is_asked_about(
     reading = reader._Scaled([], 0, 1.0, 1.0, img, 0.0)
 
     def read_in_window(face: _Die) -> _Die:
-        monkeypatch.setattr(reader, "_read_blobs", lambda _i, dice, *_a: [*dice, (5.0, face)])
+        monkeypatch.setattr(reader, "_read_windows", lambda *_a: [(5.0, face)])
         ((_diam, die),) = reader._unread_bodies(
             img, [], [(80.0, 80.0, 44.0)], [], reading, DEFAULTS
         )
