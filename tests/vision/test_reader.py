@@ -765,18 +765,20 @@ def test_a_lone_blurred_six_is_never_read_as_the_three_of_its_row(
 
 
 def test_a_body_whose_pips_were_too_small_is_read_enlarged(art: SimpleNamespace) -> None:
-    from vision.reader import _read_blobs
+    from vision.reader import _read_blobs, _Scaled
 
     img = art.background(1600, 1200, colour=(60, 120, 60))
     art.draw_die(img, (800, 600), 44, 5, angle_deg=15.0)
     # At a quarter size (the work image) the die is 11 px and its pips 2 px: only its body
     # was seen there, as a blob at (200, 150) about 12 px wide.
-    found = _read_blobs(img, [], [(200.0, 150.0, 12.0)], 0.25, 0.25, DEFAULTS)
+    work = cv2.resize(img, (400, 300), interpolation=cv2.INTER_AREA)
+    reading = _Scaled([], 0, 0.25, 0.25, work, 0.0)
+    found = _read_blobs(img, [], [(200.0, 150.0, 12.0)], reading, DEFAULTS)
     assert [d.value for _diam, d in found] == [5]
     (_diam, die) = found[0]
     assert np.hypot(die.center[0] - 200, die.center[1] - 150) < 3
     # A die already read there is not read twice.
-    assert _read_blobs(img, found, [(200.0, 150.0, 12.0)], 0.25, 0.25, DEFAULTS) == found
+    assert _read_blobs(img, found, [(200.0, 150.0, 12.0)], reading, DEFAULTS) == found
 
 
 def test_pips_with_specks_in_them_are_pips(art: SimpleNamespace) -> None:
