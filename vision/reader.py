@@ -742,7 +742,9 @@ def _merge_enlarged(
 
     The first reading's dice stand, except where the enlarged reading reads, with confidence,
     a face with more pips (or an uncertain one's, unless it is part of it: :func:`_part_of`)
-    that spans the first reading's faces there;
+    that spans the first reading's faces there, or that lies on a face asked about whose
+    pips were fitted as fewer (a wide face fitted across a top face's pip and a side
+    face's, with the top face's own pips read enlarged inside it);
     the enlarged reading adds the dice it alone finds. ``median_diam`` is the first
     reading's median pip diameter.
     """
@@ -764,8 +766,9 @@ def _merge_enlarged(
         # five's middle pip lost) come apart enlarged: a face there with more pips, spanning
         # the faces it covers, is the better reading of that die.
         covered = [merged[k] for k in hits]
+        # A face asked about that was fitted with fewer pips need not lie inside it.
         if all(
-            _shadowed(o, od, d, diam)
+            (_shadowed(o, od, d, diam) or (o.value is None and 0 < o.layout < d.value))
             and (o.value is None or (o.value < d.value and o.size < d.size))
             and not _part_of(d, o)
             and not _one_elsewhere(o, d)
