@@ -457,6 +457,43 @@ def test_glare_where_a_pip_may_hide_is_asked_about(
     assert die.evidence == (doubts.GLARE,)
 
 
+@pytest.mark.parametrize("value", [2, 3])
+def test_a_wide_highlight_amid_dark_pips_the_search_missed_is_no_one(
+    value: int, art: SimpleNamespace
+) -> None:
+    # `benchmarks/glare.py` (session 43): on a red die darker than its floor, dark pips a
+    # fifth of the face wide are never pip candidates (they join the body's dark edge in
+    # the search's blocks), so nothing said the highlight in their midst was glare, and it
+    # was read as a one, surely.
+    img = art.background(320, 240)
+    art.draw_die(img, (160, 120), 80, value, body=(40, 40, 170), pip=(20, 20, 20))
+    cv2.ellipse(img, ((160, 120), (24, 16), 30), (255, 255, 255), -1, cv2.LINE_AA)
+    dice = read_array(img)
+    assert dice, "the die is still found"
+    assert all(d.value is None and d.evidence == (doubts.GLARE,) for d in dice)
+
+
+def test_dark_spots_at_a_ones_places_are_pips_only_with_the_face_around_them() -> None:
+    from vision._faces import AROUND_CENTRE, grid_places
+    from vision.reader import _dark_pips_around
+
+    side = 80.0
+    places = grid_places((100.0, 100.0), 0.27 * side, 0.0, AROUND_CENTRE)
+    corners = [(78, 78), (122, 122)]  # two of the places: a two's diagonal
+    pips = np.full((200, 200), 80, np.uint8)
+    for c in corners:
+        cv2.circle(pips, c, 8, 20, -1)
+    assert _dark_pips_around(pips, places, 80.0, side, 2.0, DEFAULTS)
+    # A translucent body's dark side over the same places runs on past them: no pips.
+    dark_side = np.full((200, 200), 80, np.uint8)
+    dark_side[70:, :] = 20
+    assert not _dark_pips_around(dark_side, places, 80.0, side, 2.0, DEFAULTS)
+    # One dark pip is not enough.
+    one = np.full((200, 200), 80, np.uint8)
+    cv2.circle(one, corners[0], 8, 20, -1)
+    assert not _dark_pips_around(one, places, 80.0, side, 2.0, DEFAULTS)
+
+
 def test_glare_where_no_pip_can_hide_leaves_a_six_read(art: SimpleNamespace) -> None:
     # No pip hidden in the middle of a six makes another face.
     img = art.background(320, 240)
