@@ -494,6 +494,20 @@ def test_dark_spots_at_a_ones_places_are_pips_only_with_the_face_around_them() -
     assert not _dark_pips_around(one, places, 80.0, side, 2.0, DEFAULTS)
 
 
+@pytest.mark.parametrize("value", [4, 5])
+def test_a_face_of_pips_under_a_wide_highlight_is_asked_about_not_lost(
+    value: int, art: SimpleNamespace
+) -> None:
+    # Session 43: a highlight over a good part of a face whose pips fit their layout well
+    # brought its confidence below the floor at which a fit is no die at all, and the die
+    # was not found; it is a die under glare, asked about.
+    img = art.background(320, 240, seed=3)
+    art.draw_die(img, (160, 120), 80, value, body=(200, 120, 40), pip=(20, 20, 20))
+    cv2.ellipse(img, ((176, 120), (32, 20), 30), (255, 255, 255), -1, cv2.LINE_AA)
+    (die,) = read_array(img)
+    assert die.value is None and die.evidence == (doubts.GLARE,)
+
+
 def test_glare_where_no_pip_can_hide_leaves_a_six_read(art: SimpleNamespace) -> None:
     # No pip hidden in the middle of a six makes another face.
     img = art.background(320, 240)
