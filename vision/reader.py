@@ -3137,8 +3137,7 @@ def _check_face(
         and min(quality_fit, quality_ghost, quality_pips, quality_support) >= params.min_confidence
     ):
         # Three pips or more that fit their layout well, on a face that a highlight covers
-        # in good part: a die under glare, asked about (not found at all before session 43,
-        # and smaller faces of its pips read in its place).
+        # in good part: a die under glare, asked about (not found at all before session 43).
         confidence = params.min_die_confidence
     if confidence < params.min_die_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
