@@ -3073,6 +3073,8 @@ def _check_face(
         # A face's pips are all of one shade: a light "pip" amid dark ones is glare on a
         # face whose pips it may hide.
         glared = _other_shade_beside(cands, int(members[0]), centre, side, params)
+        if channel > 0 and _grey_pips_beside(cands, int(members[0]), centre, side, params):
+            quality_fit = min(quality_fit, 0.5)
         if pol > 0 and channel == 0 and not glared:
             glared = _dark_pips_around(plane, empty, face_gray, side, 0.165 * diam, params)
     else:
@@ -3244,6 +3246,34 @@ def _other_shade_beside(
         & (cands.diam <= _PIP_OF_FACE * side)
     )
     return int(np.count_nonzero(other & _beside(cands, k, centre, 0.45 * side))) >= 2
+
+
+def _grey_pips_beside(
+    cands: PipCandidates, k: int, centre: tuple[float, float], side: float, params: ReaderParams
+) -> bool:
+    """Whether a one whose pip ``k`` was found on a colour plane alone has two stark pips of
+    its shade on the grey plane beside it, half to twice its size, on its die: within 0.45
+    of the larger of its face's ``side`` and ``_DIE_OF_PIP`` times its pip's diameter (the
+    face grown from a colour-plane pip on a marbled die may stop far short of the die's
+    edge). The colour plane found one pip of a bigger face whose others the grey plane
+    shows (nell_byler_d6 train `IMG_20191208_111411`: a yellow marbled four read as a one
+    from its corner pip, session 43)."""
+    d = float(cands.diam[k])
+    grey = (
+        (cands.channel == 0)
+        & (cands.polarity == cands.polarity[k])
+        & (cands.diam >= 0.5 * d)
+        & (cands.diam <= 2.0 * d)
+        & (cands.contrast >= 2.0 * params.min_pip_contrast)
+    )
+    reach = 0.45 * max(side, _DIE_OF_PIP * d)
+    return int(np.count_nonzero(grey & _beside(cands, k, centre, reach))) >= 2
+
+
+#: A die's side in diameters of a pip found on a colour plane, at most (see
+#: :func:`_grey_pips_beside`): pips are a fifth or a sixth of their die, and a colour plane
+#: may measure one smaller than the grey plane does.
+_DIE_OF_PIP = 7.0
 
 
 def _dark_pips_around(

@@ -234,6 +234,64 @@ def test_a_white_three_seen_aslant_is_read_a_three(datasets_dir: Any) -> None:
     assert [d.value for d in near] == [3]
 
 
+def _pips_at(
+    xy: list[tuple[float, float]],
+    diam: list[float],
+    contrast: list[float],
+    channel: list[int],
+    polarity: list[float],
+) -> Any:
+    """Made-up pip candidates, one value per candidate in each list."""
+    from vision._pips import PipCandidates
+
+    n = len(xy)
+    f = np.ones(n, np.float32)
+    return PipCandidates(
+        xy=np.asarray(xy, np.float32),
+        diam=np.asarray(diam, np.float32),
+        polarity=np.asarray(polarity, np.float32),
+        contrast=np.asarray(contrast, np.float32),
+        ring_bgr=np.full((n, 3), 60.0, np.float32),
+        ring_gray=60.0 * f,
+        uniformity=f,
+        roundness=0.8 * f,
+        channel=np.asarray(channel, np.intp),
+        minor=0.0 * f,
+    )
+
+
+def test_a_one_found_on_a_colour_plane_with_grey_pips_beside_it_is_no_one() -> None:
+    from vision.reader import _grey_pips_beside
+
+    # A pip 4 px wide found on a colour plane alone at (100, 100), its face grown only 16 px
+    # wide, and three grey-plane pips of its shade, 6-7 px wide, 11 px away: three corners
+    # of a four whose fourth corner is the "one" (nell train IMG_20191208_111411, session 43).
+    xy = [(100.0, 100.0), (97.0, 89.0), (86.0, 91.0), (89.0, 102.0)]
+    diam, contrast = [4.0, 7.0, 6.0, 7.0], [16.0, 50.0, 55.0, 52.0]
+    dark = [-1.0] * 4
+
+    def beside(**k: Any) -> bool:
+        args = {"xy": xy, "diam": diam, "contrast": contrast, "channel": [2, 0, 0, 0]}
+        args["polarity"] = dark
+        args.update(k)
+        return bool(_grey_pips_beside(_pips_at(**args), 0, (100.0, 100.0), 16.0, DEFAULTS))
+
+    assert beside()
+    # Pips of its shade only on its own colour plane, or faint, or of the other shade: no.
+    assert not beside(channel=[2, 2, 2, 2])
+    assert not beside(contrast=[16.0, 20.0, 20.0, 20.0])
+    assert not beside(polarity=[-1.0, 1.0, 1.0, 1.0])
+    # Pips of a neighbouring die, further than its pip's die would reach, are not on it.
+    assert not beside(xy=[(100.0, 100.0), (70.0, 72.0), (62.0, 78.0), (66.0, 90.0)])
+
+
+@pytest.mark.shared
+def test_a_yellow_four_is_not_read_as_a_one_from_its_colour_pip(datasets_dir: Any) -> None:
+    near = _nell_test_dice_near(datasets_dir, "IMG_20191208_111411", (336.0, 129.0), 8.0, "train")
+    assert near, "the die is still found"
+    assert all(d.value in (None, 4) for d in near)
+
+
 def _two_on_an_upright_die(art: SimpleNamespace, width: int = 160) -> tuple[Any, _Die, _Die]:
     """A drawn two on a die whose edges run at 0 degrees, and the two fitted on it across
     them (turned 45 degrees, as a six's row ends are) and along them."""
