@@ -3131,16 +3131,16 @@ def _check_face(
     )
     if glared or glint:
         quality_glare = min(quality_glare, DOUBTED)
-    qualities = (quality_fit, quality_ghost, quality_pips, quality_glare, quality_support)
-    confidence = float(np.clip(min(qualities), 0.0, 1.0))
     if (
-        confidence < params.min_die_confidence
-        and fit.value >= _GLARED_LAYOUT
+        fit.value >= _GLARED_LAYOUT
         and min(quality_fit, quality_ghost, quality_pips, quality_support) >= params.min_confidence
     ):
         # Three pips or more that fit their layout well, on a face that a highlight covers
-        # in good part: a die under glare, asked about (not found at all before session 43).
-        confidence = params.min_die_confidence
+        # in good part: a die under glare, asked about, never taken for no die (it was not
+        # found at all before session 43).
+        quality_glare = max(quality_glare, params.min_die_confidence)
+    qualities = (quality_fit, quality_ghost, quality_pips, quality_glare, quality_support)
+    confidence = float(np.clip(min(qualities), 0.0, 1.0))
     if confidence < params.min_die_confidence:
         # Far from any die layout: a pattern on a wall or a tray rim, not an unreadable die.
         return None
@@ -3237,15 +3237,25 @@ def _other_shade_beside(
     beside it (:func:`_beside`) and as wide as pips of a face ``side`` wide, lie on that
     face (centred at ``centre``): pips of a face whose pips are of the other shade, ``k``
     being glare on it."""
-    other = (
-        (cands.polarity == -cands.polarity[k])
+    other = _stark_grey(
+        cands, -cands.polarity[k], _LEAST_PIP_OF_FACE * side, _PIP_OF_FACE * side, params
+    ) & (cands.roundness >= _ROUND_ONE)
+    return int(np.count_nonzero(other & _beside(cands, k, centre, 0.45 * side))) >= 2
+
+
+def _stark_grey(
+    cands: PipCandidates, polarity: float, least: float, most: float, params: ReaderParams
+) -> npt.NDArray[np.bool_]:
+    """The grey-plane candidates of ``polarity``, ``least`` to ``most`` px wide, at least
+    twice the least pip contrast: pips a glance would call pips."""
+    return np.asarray(
+        (cands.polarity == polarity)
         & (cands.channel == 0)
         & (cands.contrast >= 2.0 * params.min_pip_contrast)
-        & (cands.roundness >= _ROUND_ONE)
-        & (cands.diam >= _LEAST_PIP_OF_FACE * side)
-        & (cands.diam <= _PIP_OF_FACE * side)
+        & (cands.diam >= least)
+        & (cands.diam <= most),
+        bool,
     )
-    return int(np.count_nonzero(other & _beside(cands, k, centre, 0.45 * side))) >= 2
 
 
 def _grey_pips_beside(
@@ -3259,13 +3269,7 @@ def _grey_pips_beside(
     shows (nell_byler_d6 train `IMG_20191208_111411`: a yellow marbled four read as a one
     from its corner pip, session 43)."""
     d = float(cands.diam[k])
-    grey = (
-        (cands.channel == 0)
-        & (cands.polarity == cands.polarity[k])
-        & (cands.diam >= 0.5 * d)
-        & (cands.diam <= 2.0 * d)
-        & (cands.contrast >= 2.0 * params.min_pip_contrast)
-    )
+    grey = _stark_grey(cands, cands.polarity[k], 0.5 * d, 2.0 * d, params)
     reach = 0.45 * max(side, _DIE_OF_PIP * d)
     return int(np.count_nonzero(grey & _beside(cands, k, centre, reach))) >= 2
 
@@ -3303,24 +3307,24 @@ def _dark_pips_around(
     spots = darker >= max(2.0 * params.min_pip_contrast, _DARK_PIP * face_gray)
     if int(np.count_nonzero(spots)) < 2:
         return False
-    found = 0
-    for (x, y), v in zip(places[spots].tolist(), vals[spots].tolist(), strict=True):
-        around = np.asarray(_RING_8 * (_DARK_RING * side) + (x, y), np.float32)
-        ring = _sample_around(grey, around, 0.0)
-        found += float(np.median(ring)) >= face_gray - _DARK_BACK * (face_gray - v)
-    return found >= 2
+    # Eight points around each spot (the directions faces are seeded in), sampled at once.
+    at = places[spots].astype(np.float64)
+    around = np.stack(
+        [at[:, :1] + _SEED_COS * (_DARK_RING * side), at[:, 1:] + _SEED_SIN * (_DARK_RING * side)],
+        axis=2,
+    ).astype(np.float32)
+    ring = _sample_around(grey, around.reshape(-1, 2), 0.0).reshape(-1, 8)
+    back = np.median(ring, axis=1) >= face_gray - _DARK_BACK * darker[spots]
+    return int(np.count_nonzero(back)) >= 2
 
 
 #: The fewest pips of a face kept, asked about, when only glare lowers its confidence
 #: below the floor (:func:`_check_face`).
 _GLARED_LAYOUT = 3
-#: See :func:`_dark_pips_around`; eight unit directions for its ring.
+#: See :func:`_dark_pips_around`.
 _DARK_PIP = 0.3
 _DARK_RING = 0.16
 _DARK_BACK = 0.35
-_RING_8 = np.stack(
-    [np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], axis=1
-).astype(np.float32)
 
 
 def _doubt(value: int, weakest: int) -> str:

@@ -120,11 +120,13 @@ def candidates(
     face_bgr: tuple[float, float, float] | list[tuple[float, float, float]] = (64, 64, 64),
     roundness: float | list[float] = 0.85,
     minor: float | list[float] = 0.0,
+    polarity: float | list[float] = 1.0,
+    channel: int | list[int] = 0,
 ) -> object:
-    """Pip candidates (``vision._pips.PipCandidates``) at ``xy``: bright pips on the grey
-    plane, each column one value for all or one per candidate (``minor``: the direction of
-    a pip's shortest width, radians); the face's grey is its colour's mean, the ring all
-    face."""
+    """Pip candidates (``vision._pips.PipCandidates``) at ``xy``: by default bright pips
+    on the grey plane, each column one value for all or one per candidate (``minor``: the
+    direction of a pip's shortest width, radians; ``polarity`` -1 for dark pips; ``channel``
+    the plane, 0 grey); the face's grey is its colour's mean, the ring all face."""
     from vision._pips import PipCandidates
 
     n = len(xy)
@@ -136,12 +138,12 @@ def candidates(
     return PipCandidates(
         np.asarray(xy, np.float32).reshape(n, 2),
         column(diam),
-        column(1.0),
+        column(polarity),
         column(contrast),
         face,
         face.mean(axis=1),
         column(1.0),
         column(roundness),
-        np.zeros(n, np.intp),
+        np.broadcast_to(np.asarray(channel, np.intp), (n,)).copy(),
         column(minor),
     )

@@ -234,47 +234,26 @@ def test_a_white_three_seen_aslant_is_read_a_three(datasets_dir: Any) -> None:
     assert [d.value for d in near] == [3]
 
 
-def _pips_at(
-    xy: list[tuple[float, float]],
-    diam: list[float],
-    contrast: list[float],
-    channel: list[int],
-    polarity: list[float],
-) -> Any:
-    """Made-up pip candidates, one value per candidate in each list."""
-    from vision._pips import PipCandidates
-
-    n = len(xy)
-    f = np.ones(n, np.float32)
-    return PipCandidates(
-        xy=np.asarray(xy, np.float32),
-        diam=np.asarray(diam, np.float32),
-        polarity=np.asarray(polarity, np.float32),
-        contrast=np.asarray(contrast, np.float32),
-        ring_bgr=np.full((n, 3), 60.0, np.float32),
-        ring_gray=60.0 * f,
-        uniformity=f,
-        roundness=0.8 * f,
-        channel=np.asarray(channel, np.intp),
-        minor=0.0 * f,
-    )
-
-
-def test_a_one_found_on_a_colour_plane_with_grey_pips_beside_it_is_no_one() -> None:
+def test_a_one_found_on_a_colour_plane_with_grey_pips_beside_it_is_no_one(
+    art: SimpleNamespace,
+) -> None:
     from vision.reader import _grey_pips_beside
 
     # A pip 4 px wide found on a colour plane alone at (100, 100), its face grown only 16 px
     # wide, and three grey-plane pips of its shade, 6-7 px wide, 11 px away: three corners
     # of a four whose fourth corner is the "one" (nell train IMG_20191208_111411, session 43).
     xy = [(100.0, 100.0), (97.0, 89.0), (86.0, 91.0), (89.0, 102.0)]
-    diam, contrast = [4.0, 7.0, 6.0, 7.0], [16.0, 50.0, 55.0, 52.0]
-    dark = [-1.0] * 4
+    pips = {
+        "xy": xy,
+        "diam": [4.0, 7.0, 6.0, 7.0],
+        "contrast": [16.0, 50.0, 55.0, 52.0],
+        "channel": [2, 0, 0, 0],
+        "polarity": -1.0,
+    }
 
     def beside(**k: Any) -> bool:
-        args = {"xy": xy, "diam": diam, "contrast": contrast, "channel": [2, 0, 0, 0]}
-        args["polarity"] = dark
-        args.update(k)
-        return bool(_grey_pips_beside(_pips_at(**args), 0, (100.0, 100.0), 16.0, DEFAULTS))
+        c = art.candidates(**{**pips, **k})
+        return bool(_grey_pips_beside(c, 0, (100.0, 100.0), 16.0, DEFAULTS))
 
     assert beside()
     # Pips of its shade only on its own colour plane, or faint, or of the other shade: no.
