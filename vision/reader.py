@@ -2144,7 +2144,19 @@ def _above(die: _Die, other: _Die) -> bool:
     side = min(die.size, other.size)
     # A side face hangs from its top face's edge: how far it reaches is told by the top
     # face's side (the lower face may be a partial layout fitted smaller).
-    return 0.55 * side <= dist < _SIDE_REACH * die.size and -dy > 0.8 * dist
+    return (
+        0.55 * side <= dist < _SIDE_REACH * die.size
+        and -dy > 0.8 * dist
+        and not _two_ones(die, other)
+    )
+
+
+def _two_ones(die: _Die, other: _Die) -> bool:
+    """Whether two faces are both read as ones: then they are two dice, never a top face
+    and a side face of one (a die has a single one). Only ones are told apart so: a side
+    face seen in part is often read as fewer pips than it has (a three as a two), but a
+    one is read only with its face grown round its pip."""
+    return die.value == 1 and other.value == 1
 
 
 def _foreshortened_as_pips(fit: FaceFit, cands: PipCandidates) -> bool:
@@ -2216,6 +2228,8 @@ def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
     """True when ``die`` overlaps ``other`` or is a side face beside it (smaller pips, near)."""
     if _overlaps(die, other):
         return True
+    if _two_ones(die, other):
+        return False
     dist = float(np.hypot(die.center[0] - other.center[0], die.center[1] - other.center[1]))
     if dist < 0.95 * other.size and diam < 0.85 * other_diam:
         return True

@@ -1545,6 +1545,34 @@ def test_a_lone_pip_may_be_as_flattened_as_the_photos_pips() -> None:
     assert _seen_aslant(squash(0.3, 1.5), DEFAULTS).min_one_roundness == 0.55
 
 
+def test_two_ones_are_two_dice_never_a_top_and_a_side_face() -> None:
+    from vision.reader import _above, _Die, _shadowed
+
+    # matteop65 train dice_38 (session 44): a webcam looking aslant at white dice on a light
+    # desk; a one's face grows over its die's side faces too (56 and 69 px for dice about
+    # 50 px wide), and the farther die's pip is smaller (9.0 against 11.1 px), so the farther
+    # one, 65.5 px above the nearer, was taken for the nearer one's side face and dropped.
+    far = _Die(1, (190.0, 248.0), 56.0, 0.94, (), squash=0.70, layout=1)
+    near = _Die(1, (182.0, 313.0), 69.0, 0.89, (), squash=0.74, layout=1)
+    assert not _shadowed(far, 9.0, near, 11.1)
+    assert not _above(far, near)
+    # A face of other pips there is still that die's side face, and a one doubted too.
+    three = far._replace(value=3, layout=3)
+    assert _shadowed(three, 9.0, near, 11.1)
+    assert _shadowed(far._replace(value=None), 9.0, near, 11.1)
+    assert _above(far, near._replace(value=2, layout=2))
+
+
+@pytest.mark.shared
+def test_a_one_beyond_another_one_seen_aslant_is_read(datasets_dir: Any) -> None:
+    path = datasets_dir / "matteop65_white_webcam" / "train" / "images" / "dice_38.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    dice = read_bytes(path.read_bytes()).dice
+    near = [d for d in dice if np.hypot(d.center[0] - 192.0, d.center[1] - 247.0) < 15.0]
+    assert [d.value for d in near] == [1]
+
+
 def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     from vision.reader import _above, _Die, _looks_down_aslant, _stark
 
