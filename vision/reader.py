@@ -2138,7 +2138,7 @@ def _looks_down_aslant(aslant: tuple[float, float] | None) -> bool:
 def _above(die: _Die, other: _Die) -> bool:
     """True when ``die`` sits right above ``other`` as a die's top face above its front
     face: beside it (not over it), within ``_SIDE_REACH`` of ``die``'s side, mostly
-    upwards."""
+    upwards; never when both are ones (:func:`_two_ones`)."""
     dx, dy = die.center[0] - other.center[0], die.center[1] - other.center[1]
     dist = float(np.hypot(dx, dy))
     side = min(die.size, other.size)
@@ -2225,7 +2225,8 @@ def _overlaps(die: _Die, other: _Die) -> bool:
 
 
 def _shadowed(die: _Die, diam: float, other: _Die, other_diam: float) -> bool:
-    """True when ``die`` overlaps ``other`` or is a side face beside it (smaller pips, near)."""
+    """True when ``die`` overlaps ``other`` or is a side face beside it (smaller pips, near;
+    never when both are ones, :func:`_two_ones`)."""
     if _overlaps(die, other):
         return True
     if _two_ones(die, other):
