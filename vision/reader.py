@@ -2348,13 +2348,18 @@ def _pips_beside(
     *,
     least_diam: float = 0.5,
     least_roundness: float = 0.8,
+    within: float = float("inf"),
 ) -> bool:
     """True when a candidate like pip ``k`` (:func:`_alike`: same polarity and plane, at
     least half its contrast, ``least_diam`` of its size and ``least_roundness`` of its
     roundness; by default about as round: not a side face's pip seen aslant), apart from it,
-    lies within ``reach`` of ``centre``."""
+    lies within ``reach`` of ``centre`` and within ``within`` of pip ``k``'s widths of it."""
     like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
-    return bool(np.any(like & _beside(cands, k, centre, reach)))
+    near = like & _beside(cands, k, centre, reach)
+    if np.isfinite(within):
+        apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
+        near &= apart <= within * float(cands.diam[k])
+    return bool(np.any(near))
 
 
 def _beside(
@@ -2892,6 +2897,8 @@ def _axes_of(fit: FaceFit) -> Axes | None:
 #: Least side of a one's face, as its colour grows around the pip, in pip diameters; for a
 #: big stark pip (:func:`_big_one_pip`), ``_BIG_ONE_SIDE``.
 _ONE_SIDE = 2.8
+#: Pips like a one's lie on its face only this many of its widths from it or nearer.
+_ONE_BESIDE = 3.0
 _BIG_ONE_SIDE = 2.2
 
 
@@ -3084,7 +3091,12 @@ def _check_face(
         quality_ghost, glint = _empty_places(fit, plane, traits, face_gray, params)
         # A one shows one pip: another pip like it on the same face means the face is not
         # a one (the centre pip of a five whose other pips were not fitted, for one).
-        quality_fit = 0.5 if _pips_beside(cands, int(members[0]), centre, 0.4 * side) else 1.0
+        # (A pip further than _ONE_BESIDE of its widths is not its face's: the corner pips
+        # of a three or a five whose middle pip this is lie nearer, and the empty grid
+        # places above look for them too; a camera looking aslant shows the front face's
+        # pips beyond, inside the colour grown from the one's pip.)
+        beside = _pips_beside(cands, int(members[0]), centre, 0.4 * side, within=_ONE_BESIDE)
+        quality_fit = 0.5 if beside else 1.0
         # A face's pips are all of one shade: a light "pip" amid dark ones is glare on a
         # face whose pips it may hide.
         glared = _other_shade_beside(cands, int(members[0]), centre, side, params)

@@ -1573,6 +1573,40 @@ def test_a_one_beyond_another_one_seen_aslant_is_read(datasets_dir: Any) -> None
     assert [d.value for d in near] == [1]
 
 
+def test_pips_further_from_a_one_than_a_corner_pip_lie_on_another_face(
+    art: SimpleNamespace,
+) -> None:
+    from vision.reader import _ONE_BESIDE, _pips_beside
+
+    # matteop65 train dice_13 (session 44): a one's pip 9.8 px wide at (303.5, 173.8), seen
+    # aslant (0.65 round); the colour grown round it took in the die's front face (75 px),
+    # whose pips, as round and as dark, lie 34.7-36.6 px (3.5-3.7 pip widths) away.
+    xy = [(303.5, 173.8), (278.5, 200.5), (333.8, 190.8)]
+    c = art.candidates(xy, diam=[9.8, 9.7, 7.9], roundness=[0.65, 0.57, 0.55], polarity=-1.0)
+    centre, reach = (293.0, 187.8), 0.4 * 75.1
+    assert _pips_beside(c, 0, centre, reach)
+    assert not _pips_beside(c, 0, centre, reach, within=_ONE_BESIDE)
+    # The corner pip of a five whose middle pip this is lies about two widths away.
+    five = art.candidates([(303.5, 173.8), (289.0, 160.0)], diam=9.8, roundness=0.65, polarity=-1.0)
+    assert _pips_beside(five, 0, centre, reach, within=_ONE_BESIDE)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(
+    ("photo", "centre"),
+    [("dice_13", (303.5, 173.8)), ("dice_25", (470.3, 195.7)), ("dice_27", (194.0, 183.0))],
+)
+def test_a_one_seen_aslant_above_its_front_face_is_read(
+    photo: str, centre: tuple[float, float], datasets_dir: Any
+) -> None:
+    path = datasets_dir / "matteop65_white_webcam" / "train" / "images" / f"{photo}.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    dice = read_bytes(path.read_bytes()).dice
+    near = [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < 15.0]
+    assert [d.value for d in near] == [1]
+
+
 def test_seen_across_the_table_the_face_above_is_the_top_face() -> None:
     from vision.reader import _above, _Die, _looks_down_aslant, _stark
 
