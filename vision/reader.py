@@ -2353,7 +2353,8 @@ def _pips_beside(
     """True when a candidate like pip ``k`` (:func:`_alike`: same polarity and plane, at
     least half its contrast, ``least_diam`` of its size and ``least_roundness`` of its
     roundness; by default about as round: not a side face's pip seen aslant), apart from it,
-    lies within ``reach`` of ``centre`` and within ``within`` of pip ``k``'s widths of it."""
+    lies within ``reach`` of ``centre``, and no further than ``within`` times pip ``k``'s
+    width from it."""
     like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
     near = like & _beside(cands, k, centre, reach)
     if np.isfinite(within):
@@ -2897,9 +2898,9 @@ def _axes_of(fit: FaceFit) -> Axes | None:
 #: Least side of a one's face, as its colour grows around the pip, in pip diameters; for a
 #: big stark pip (:func:`_big_one_pip`), ``_BIG_ONE_SIDE``.
 _ONE_SIDE = 2.8
+_BIG_ONE_SIDE = 2.2
 #: Pips like a one's lie on its face only this many of its widths from it or nearer.
 _ONE_BESIDE = 3.0
-_BIG_ONE_SIDE = 2.2
 
 
 def _square_blob(planes: npt.NDArray[np.uint8], cands: PipCandidates, k: int) -> bool:
