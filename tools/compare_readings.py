@@ -152,4 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # the listing cut short by a pager or ``head``
+        sys.stderr.close()
+        raise SystemExit(0) from None
