@@ -1,18 +1,19 @@
 """Every die the reader returns, written down and compared between two versions of the code.
 
-    python -m tools.compare_readings dump OUT.json DIR [DIR ...] [--jobs N]
-    python -m tools.compare_readings diff BEFORE.json AFTER.json [--dice]
+    python tools/compare_readings.py dump OUT.json DIR [DIR ...] [--jobs N]
+    python tools/compare_readings.py diff BEFORE.json AFTER.json [--dice]
 
 ``dump`` reads every photo of every labelled split under each DIR (the YOLO layout
-``python -m vision.evaluate`` reads: ``images/`` beside ``labels/``) with the reader as it
-stands, and writes per photo its size, its labelled dice and every die read (value, centre,
-size, confidence, flags, evidence). Run it once on each version of the code (a ``git
-worktree`` of the other commit with ``PYTHONPATH`` pointing at it), then ``diff`` prints the
-outcome counts of both (each labelled die right, asked about, misread or not found, and the
-readings that match no die, as ``vision.evaluate`` matches them) and every photo whose
-readings differ in anything, with how its outcomes moved (``--dice``: the dice that differ,
-too). A change that should move no reading is checked die by die this way, not only by the
-evaluation's percentages.
+``python -m vision.evaluate`` reads: ``images/`` beside ``labels/``) with the reader that
+comes first on the path, and writes per photo its size, its labelled dice and every die
+read (value, centre, size, confidence, flags, evidence). Run it once on each version of the
+code (``PYTHONPATH=WORKTREE`` for a ``git worktree`` of the other commit: run by its path,
+the script imports only ``vision``, so older commits without it are read too), then ``diff``
+prints the outcome counts of both (each labelled die right, asked about, misread or not
+found, and the readings that match no die, as ``vision.evaluate`` matches them) and every
+photo whose readings differ in anything, with how its outcomes moved (``--dice``: the dice
+that differ, too). A change that should move no reading is checked die by die this way,
+not only by the evaluation's percentages.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def diff(before: dict[str, Any], after: dict[str, Any], show_dice: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.compare_readings", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tools/compare_readings.py", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p_dump = sub.add_parser("dump", help="read every labelled photo and write its dice")
     p_dump.add_argument("out", type=Path)
