@@ -2356,22 +2356,24 @@ def _pips_beside(
     lies within ``reach`` of ``centre``, and no further than ``within`` times pip ``k``'s
     width from it."""
     like = _alike(cands, np.array([k]), least_diam=least_diam, least_roundness=least_roundness)
-    near = like & _beside(cands, k, centre, reach)
-    if np.isfinite(within):
-        apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
-        near &= apart <= within * float(cands.diam[k])
-    return bool(np.any(near))
+    farthest = within * float(cands.diam[k])
+    return bool(np.any(like & _beside(cands, k, centre, reach, farthest)))
 
 
 def _beside(
-    cands: PipCandidates, k: int, centre: tuple[float, float], reach: float
+    cands: PipCandidates,
+    k: int,
+    centre: tuple[float, float],
+    reach: float,
+    farthest: float = float("inf"),
 ) -> npt.NDArray[np.bool_]:
-    """The candidates apart from pip ``k`` that lie within ``reach`` of ``centre``. A blob
-    that holds the pip (the die's whole body, darker than the floor) is none beside it."""
+    """The candidates apart from pip ``k`` that lie within ``reach`` of ``centre`` (and no
+    further than ``farthest`` from the pip). A blob that holds the pip (the die's whole
+    body, darker than the floor) is none beside it."""
     d = np.hypot(cands.xy[:, 0] - centre[0], cands.xy[:, 1] - centre[1])
     apart = np.hypot(cands.xy[:, 0] - cands.xy[k, 0], cands.xy[:, 1] - cands.xy[k, 1])
     clear = apart > np.maximum(0.8 * cands.diam[k], 0.5 * (cands.diam - cands.diam[k]))
-    return np.asarray(clear & (d < reach), bool)
+    return np.asarray(clear & (d < reach) & (apart <= farthest), bool)
 
 
 def _alike(
