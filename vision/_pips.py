@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, NamedTuple
 
@@ -785,6 +786,11 @@ def _drop_containers(c: PipCandidates) -> PipSearch:
     return PipSearch(c.take(keep), c.take(speckled))
 
 
+#: Two finds closer than this share of the bigger one's diameter may be one blob
+#: (:func:`_dedupe`).
+_SAME_BLOB = 0.7
+
+
 def _dedupe(c: PipCandidates) -> PipCandidates:
     """Keep one candidate per blob found at several scales (the most contrasted, roundest)."""
     n = len(c)
@@ -796,10 +802,19 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
     # grey blob far from round (a pip's rim, a marbled streak) does not hide a round pip.
     order = np.lexsort((-(c.contrast * c.uniformity), c.channel, c.roundness < 0.4))
     tree = cKDTree(c.xy)
-    pairs = tree.query_pairs(r=float(c.diam.max()), output_type="ndarray")
-    if pairs.shape[0] == 0:
+    # Every pair below lies within 0.7 of the bigger one's diameter: each candidate looks
+    # only that far (one radius for all, the biggest blob's, made every pair of a textured
+    # photo's thousands of specks a pair to test).
+    near = tree.query_ball_point(c.xy, r=_SAME_BLOB * c.diam)
+    counts = np.fromiter((len(m) for m in near), np.intp, n)
+    a = np.repeat(np.arange(n), counts)
+    b = np.fromiter(itertools.chain.from_iterable(near), np.intp, int(counts.sum()))
+    other = a != b
+    # A pair found from both ends (each within the other's reach) is tested once.
+    pair_ids = np.unique(np.minimum(a, b)[other] * n + np.maximum(a, b)[other])
+    if pair_ids.size == 0:
         return c
-    i, j = pairs[:, 0], pairs[:, 1]
+    i, j = pair_ids // n, pair_ids % n
     dist = np.linalg.norm(c.xy[i] - c.xy[j], axis=1)
     big = np.maximum(c.diam[i], c.diam[j])
     # Only the same blob seen at two scales; a die-sized blob around pips is left for
@@ -808,7 +823,7 @@ def _dedupe(c: PipCandidates) -> PipCandidates:
     close = ((dist < 0.6 * big) & same_kind & (big <= 2.0 * np.minimum(c.diam[i], c.diam[j]))) | (
         # Anything found on a colour plane inside or right beside a grey find is the same pip
         # (or its rim).
-        (c.channel[i] != c.channel[j]) & (dist < 0.7 * big)
+        (c.channel[i] != c.channel[j]) & (dist < _SAME_BLOB * big)
     )
     i, j = i[close], j[close]
     rank = np.empty(n, np.intp)
