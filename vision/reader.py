@@ -15,6 +15,7 @@ the photo's pixels.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -59,8 +60,9 @@ from vision._pips import (
     make_planes,
     roundness_apart,
 )
+from vision.errors import VisionError
 from vision.flags import FlagResult, apply_flags
-from vision.io import decode
+from vision.io import DecodedImage, decode, reduction_factor
 from vision.params import DEFAULTS, ReaderParams
 from vision.result import DieReading, TrayOutline, TrayReading
 
@@ -273,14 +275,25 @@ class _Scaled(NamedTuple):
     faces: _Checked | None = None
 
 
+#: ``finer(factor)``: the photo being read decoded at about ``factor`` times the size of the
+#: image first decoded (a JPEG's smaller DCT reduction, up to its full size), or None when
+#: the photo has no more detail than that image.
+Finer = Callable[[float], "Image | None"]
+
+
 def read_array(
-    image_bgr: npt.NDArray[np.uint8], *, params: ReaderParams = DEFAULTS
+    image_bgr: npt.NDArray[np.uint8],
+    *,
+    params: ReaderParams = DEFAULTS,
+    finer: Finer | None = None,
 ) -> tuple[DieReading, ...]:
     """Read every die in a decoded photo; dice in reading order (rows top to bottom, then x).
 
     ``image_bgr`` is (H, W, 3) uint8 in OpenCV's BGR order (a (H, W) grey image is accepted
     too). Centres, sizes and outlines are in the pixels of ``image_bgr``. A photo without
-    dice gives an empty tuple.
+    dice gives an empty tuple. ``finer``, when ``image_bgr`` is a reduced decode of a larger
+    photo, gives the photo's own pixels for pips too small to read at this size (see
+    :data:`Finer`); without it such pips are read from ``image_bgr`` enlarged.
     """
     image = _validate(image_bgr)
     h, w = image.shape[:2]
@@ -311,27 +324,33 @@ def read_array(
                 2.0 * params.work_max_side / max(h, w),
             )
             if big > 1.2 * scale:
+                # The photo's own pixels where it has more than the image read (a phone's
+                # photo is decoded at a quarter of its size): enlarging the reduced image
+                # only blurs pips that the photo itself shows sharp.
+                source, sx, sy, src_params = _finer_source(image, finer, big, params)
                 # The photo's own grain (at its full size, which the enlarged reading
                 # resolves) counts too: a few dice more found in a grainy photo do not
                 # make its grain fewer pips.
-                if noisy or noise_sigma(image, big) > _QUIET:
-                    more = _read_windows(image, dice, scale_x, scale_y, big, params)
+                if noisy or noise_sigma(source, big / sx) > _QUIET:
+                    more = _read_windows(
+                        source, dice, scale_x / sx, scale_y / sy, big / sx, src_params
+                    )
                 else:
-                    whole = _read_scaled(image, big, params)
-                    fx, fy = scale_x / whole.scale_x, scale_y / whole.scale_y
+                    whole = _read_scaled(source, big / sx, src_params)
+                    fx, fy = scale_x / (sx * whole.scale_x), scale_y / (sy * whole.scale_y)
                     more = [(diam * fx, _scaled_die(d, fx, fy)) for diam, d in whole.dice]
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
     dice = _drop_giants(dice, work)
     if dice and params.body_dice:
         dice, unread, unsure = _body_dice(work, dice, params)
-        dice = _unread_bodies(image, dice, unread, unsure, reading, params)
+        dice = _unread_bodies(image, dice, unread, unsure, reading, params, finer)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(_recounted(work, dice))
     if params.body_dice and not any(d.value is not None for _diam, d in dice):
         # Not one face read by its pips (pips too faint or too small for the pip search all
         # over the photo): the dice may still stand out by their bodies.
         dice, unread, unsure = _anywhere(work, dice, params)
-        dice = _unread_bodies(image, dice, unread, unsure, reading, params)
+        dice = _unread_bodies(image, dice, unread, unsure, reading, params, finer)
         # The faces read there are measured against each other as the pips' faces were.
         dice = _doubt_small(dice)
     dice = _with_colour_faces(work, dice, reading.faces)
@@ -352,6 +371,26 @@ def read_array(
         if d.value is not None or not _cut_by_frame(d, work.shape[1], work.shape[0])
     ]
     return reading_order(readings)
+
+
+def _finer_source(
+    image: Image, finer: Finer | None, big: float, params: ReaderParams
+) -> tuple[Image, float, float, ReaderParams]:
+    """``(source, sx, sy, params)``: the image an enlarged reading ``big`` times ``image``'s
+    size reads from, its size over ``image``'s along x and y, and the parameters its grain
+    allows.
+
+    That is the photo decoded finer when ``finer`` has more of it (brought to the same
+    exposure and smoothed for its own grain as ``image`` was), else ``image`` itself with
+    ``params``.
+    """
+    more = finer(big) if finer is not None else None
+    if more is None or more.shape[1] <= image.shape[1]:
+        return image, 1.0, 1.0, params
+    sx = more.shape[1] / image.shape[1]
+    sy = more.shape[0] / image.shape[0]
+    source, src_params = _quieted(_exposed(more), min(1.0, big / sx), params)
+    return source, sx, sy, src_params
 
 
 def noise_sigma(image: Image, scale: float = 1.0) -> float:
@@ -873,12 +912,13 @@ def _unread_bodies(
     unsure: list[UnsureBody],
     reading: _Scaled,
     params: ReaderParams,
+    finer: Finer | None = None,
 ) -> list[tuple[float, _Die]]:
     """The dice with those the body pass could not count: read again enlarged
-    (:func:`_read_blobs`), and those still unread that are dice all the same asked about
-    (:func:`_with_unsure_bodies`)."""
+    (:func:`_read_blobs`, from ``finer``'s pixels where the photo has them), and those still
+    unread that are dice all the same asked about (:func:`_with_unsure_bodies`)."""
     if unread:
-        dice = _read_blobs(image, dice, unread, reading, params)
+        dice = _read_blobs(image, dice, unread, reading, params, finer)
     return _with_unsure_bodies(dice, unsure, _upright(reading))
 
 
@@ -1109,6 +1149,10 @@ def _anywhere(
     return kept + bodies, found.unread, found.unsure
 
 
+#: The most a window of a photo decoded reduced is read enlarged from the photo's own
+#: pixels (:func:`_read_blobs`): a phone's photo is first decoded at a quarter of its size.
+_FINEST = 4.0
+
 #: A face asked about this many times the side of the dice read by their bodies is no die.
 _NOT_A_DIE = 3.0
 
@@ -1119,9 +1163,11 @@ def _read_blobs(
     blobs: list[tuple[float, float, float]],
     reading: _Scaled,
     params: ReaderParams,
+    finer: Finer | None = None,
 ) -> list[tuple[float, _Die]]:
     """The dice with those read, enlarged, in windows around die-sized ``blobs`` (work
-    pixels ``(x, y, side)``) whose pips neither reading could count at the work size.
+    pixels ``(x, y, side)``) whose pips neither reading could count at the work size; read
+    from the photo's own pixels when ``finer`` has more of them (:func:`_finer_source`).
 
     A face read there is checked against the edges around it as a face read on a lone body
     is (:func:`_body_dice`): a six whose pips no count could read may be fitted there,
@@ -1129,13 +1175,22 @@ def _read_blobs(
     scale_x, scale_y = reading.scale_x, reading.scale_y
     scale = 0.5 * (scale_x + scale_y)
     out = list(dice)
-    for x, y, side in blobs:
-        # Pips about _BLOB_PIP_PX wide: a die's pip spans about a fifth of its side.
-        zoom = min(_BLOB_PIP_PX / (_PIP_OF_SIDE * side) * scale, 2.0 * scale, 2.0)
+    # Pips about _BLOB_PIP_PX wide: a die's pip spans about a fifth of its side. A window
+    # is small: from the photo's own pixels it may be read as finely as they go.
+    wanted = [_BLOB_PIP_PX / (_PIP_OF_SIDE * side) * scale for _x, _y, side in blobs]
+    zooms = [min(z, 2.0 * scale, 2.0) if finer is None else min(z, _FINEST) for z in wanted]
+    if not any(zoom >= 1.2 * scale for zoom in zooms):
+        return out
+    # One source for every window, as fine as the finest of them asks.
+    source, sx, sy, src_params = _finer_source(image, finer, max(zooms), params)
+    for (x, y, side), zoom in zip(blobs, zooms, strict=True):
         if zoom < 1.2 * scale:
             continue
         blob = _Die(None, (x, y), side, 0.0, ())
-        for diam, d in _read_windows(image, [(0.0, blob)], scale_x, scale_y, zoom, params):
+        windows = _read_windows(
+            source, [(0.0, blob)], scale_x / sx, scale_y / sy, zoom / sx, src_params
+        )
+        for diam, d in windows:
             if d.value is None or d.confidence < params.small_pip_min_confidence:
                 continue
             if np.hypot(d.center[0] - x, d.center[1] - y) > 0.8 * side:
@@ -1257,13 +1312,14 @@ def read_bytes(
     start = time.perf_counter()
     decoded = decode(data, max_side=params.work_max_side)
     image = decoded.image_bgr
+    finer = _finer_decoder(data, decoded)
     tray: TrayOutline | None = None
     notes: tuple[str, ...] = ()
     if tray_flags:
-        flagged = read_flagged(image, params=params, profile=profile)
+        flagged = read_flagged(image, params=params, profile=profile, finer=finer)
         dice, tray, notes = flagged.dice, flagged.tray, flagged.notes
     else:
-        dice = read_array(image, params=params)
+        dice = read_array(image, params=params, finer=finer)
     if decoded.scale != 1.0:
         dice = tuple(rescaled(d, 1.0 / decoded.scale) for d in dice)
         if tray is not None:
@@ -1279,11 +1335,37 @@ def read_bytes(
     )
 
 
+def _finer_decoder(data: bytes, decoded: DecodedImage) -> Finer | None:
+    """:data:`Finer` for a photo decoded reduced (None for one decoded at full size): the
+    bytes decoded again at the smallest reduction that is at least ``factor`` times the
+    first decode's size (the full size at most)."""
+    if decoded.scale >= 1.0:
+        return None
+    long_side = max(decoded.image_bgr.shape[:2])
+    full_side = max(decoded.width, decoded.height)
+    # Decoded once per reduction: the windows of several dice ask for the same.
+    done: dict[int, Image | None] = {}
+
+    def finer(factor: float) -> Image | None:
+        if factor <= 1.0:
+            return None
+        k = reduction_factor(full_side, math.ceil(factor * long_side))
+        if k not in done:
+            try:
+                done[k] = decode(data, max_side=math.ceil(full_side / k)).image_bgr
+            except VisionError:
+                done[k] = None
+        return done[k]
+
+    return finer
+
+
 def read_flagged(
     image_bgr: npt.NDArray[np.uint8],
     *,
     params: ReaderParams = DEFAULTS,
     profile: TrayProfile | None = None,
+    finer: Finer | None = None,
 ) -> FlagResult:
     """Read a decoded photo and flag its dice (:func:`read_array`, then
     :func:`vision.flags.apply_flags`), in its pixels.
@@ -1293,7 +1375,9 @@ def read_flagged(
     ones itself): a "die" of more pips on a wooden table, its pips the grain's knots, would
     otherwise be called off the tray and asked to be rolled again.
     """
-    flagged = apply_flags(image_bgr, read_array(image_bgr, params=params), profile=profile)
+    flagged = apply_flags(
+        image_bgr, read_array(image_bgr, params=params, finer=finer), profile=profile
+    )
     off = [
         "off_tray" in d.flags and d.value is not None and d.value > _FEW_PIPS for d in flagged.dice
     ]

@@ -1718,7 +1718,7 @@ def test_a_die_off_the_tray_whose_pips_are_the_tables_grain_is_dropped(
     real = DieReading(5, (240.0, 120.0), 30.0, 0.9, ("off_tray",))
     knots = DieReading(5, (80.0, 120.0), 30.0, 0.7, ("off_tray",))
     on_floor = DieReading(4, (160.0, 60.0), 30.0, 0.9)
-    monkeypatch.setattr(reader, "read_array", lambda image, params: (real, knots, on_floor))
+    monkeypatch.setattr(reader, "read_array", lambda image, params, finer: (real, knots, on_floor))
     monkeypatch.setattr(
         reader, "apply_flags", lambda image, dice, profile: FlagResult(tuple(dice), None)
     )
@@ -2199,3 +2199,26 @@ def test_pips_of_unlike_colours_are_no_one_face() -> None:
     assert not unlike("red", "dim red")
     assert not unlike("white", "grey")
     assert not unlike("black", "yellow")
+
+
+def test_pips_too_small_for_a_phone_photos_reduced_decode_are_read_from_its_own_pixels(
+    art: SimpleNamespace,
+) -> None:
+    # A 12-megapixel photo of dice 46 px wide (a tray seen from high up) is decoded at a
+    # quarter of its size, where their pips are 2 px across and a six's rows run together;
+    # the photo's own pixels show them apart. Enlarging the reduced image instead left
+    # every six unread.
+    img = art.background(4032, 3024, colour=(50, 110, 60))
+    rng = np.random.default_rng(3)
+    layout = []
+    for i, value in enumerate([6, 5, 6, 5, 6, 5, 6, 5]):
+        centre = (800 + (i % 4) * 700 + rng.uniform(-50, 50), 1100 + (i // 4) * 800)
+        angle = float(rng.uniform(0, 90))
+        art.draw_die(img, centre, 46, value, angle_deg=angle)
+        layout.append((centre, value))
+    ok, jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    reading = read_bytes(jpeg.tobytes(), tray_flags=False)
+    assert len(reading.dice) == len(layout)
+    for centre, value in layout:
+        assert [d.value for d in reading.dice if _close(d, centre, 46)] == [value]
