@@ -73,3 +73,11 @@ def loose(value: int) -> str:
 def unsupported(value: int) -> str:
     """A two or three fitted as ``value`` whose face around the pips is hardly one colour."""
     return f"pips: they fit a {value}, but little of the face around them is one colour"
+
+
+def against_wall(value: int) -> str:
+    """A two or three counted on a die parted from a wall (:func:`vision._bodies._against_wall`)."""
+    return (
+        f"pips: they fit a {value}, but the die lies against a wall, whose shade may hide "
+        "more of its pips"
+    )

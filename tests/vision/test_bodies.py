@@ -627,3 +627,40 @@ def test_a_body_right_below_a_face_read_across_the_table_is_its_front_face() -> 
     assert asked.outline == square
     # ... seen across the table, it is the front face of the die read above it.
     assert _with_unsure_bodies([(7.0, read)], [below], upright=True) == [(7.0, read)]
+
+
+def _against_tan_wall(art: SimpleNamespace, value: int) -> list[_bodies.BodyDie]:
+    """The dice a body pass finds on a red floor with a tan wall (its dark crease along the
+    floor) when three dice are read and a white die of ``value`` touches the crease."""
+    img = art.background(900, 400, colour=(60, 50, 170))
+    cv2.rectangle(img, (0, 0), (900, 180), (140, 185, 215), -1)
+    cv2.rectangle(img, (0, 178), (900, 183), (40, 40, 50), -1)
+    read = [((120, 320), 5), ((250, 320), 4), ((380, 320), 2)]
+    for centre, v in [*read, ((300, 201), value)]:
+        art.draw_die(img, centre, SIDE, v, shadow=False)
+    taken = [(float(c[0]), float(c[1]), 0.75 * SIDE) for c, _v in read]
+    return find_body_dice(img, 0.75 * SIDE, taken).dice
+
+
+@pytest.mark.parametrize("value", [4, 5, 6])
+def test_a_die_against_a_wall_of_another_colour_is_parted_from_it_by_colour(
+    art: SimpleNamespace, value: int
+) -> None:
+    # The die, the crease and the band of tan beside it where a floor model over three dice
+    # (or fewer) is off make one blob with the wall; the wall modelled from its own pixels
+    # (those unlike the floor where the dice read lie) parts the die from it.
+    found = _against_tan_wall(art, value)
+    assert [b.value for b in found] == [value]
+    assert found[0].confidence >= DEFAULTS.min_confidence
+    assert np.hypot(found[0].center[0] - 300, found[0].center[1] - 201) < 0.25 * SIDE
+
+
+@pytest.mark.parametrize("value", [2, 3])
+def test_a_two_or_three_parted_from_a_wall_is_asked_about(
+    art: SimpleNamespace, value: int
+) -> None:
+    # A 4's, 5's or 6's corner pips in the wall's shade leave a diagonal: a 2 or a 3.
+    (die,) = _against_tan_wall(art, value)
+    assert die.value == value
+    assert die.confidence < DEFAULTS.min_confidence
+    assert die.doubt == doubts.against_wall(value)
