@@ -656,9 +656,7 @@ def test_a_die_against_a_wall_of_another_colour_is_parted_from_it_by_colour(
 
 
 @pytest.mark.parametrize("value", [2, 3])
-def test_a_two_or_three_parted_from_a_wall_is_asked_about(
-    art: SimpleNamespace, value: int
-) -> None:
+def test_a_two_or_three_parted_from_a_wall_is_asked_about(art: SimpleNamespace, value: int) -> None:
     # A 4's, 5's or 6's corner pips in the wall's shade leave a diagonal: a 2 or a 3.
     (die,) = _against_tan_wall(art, value)
     assert die.value == value
