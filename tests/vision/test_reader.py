@@ -2222,3 +2222,36 @@ def test_pips_too_small_for_a_phone_photos_reduced_decode_are_read_from_its_own_
     assert len(reading.dice) == len(layout)
     for centre, value in layout:
         assert [d.value for d in reading.dice if _close(d, centre, 46)] == [value]
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png"])
+def test_the_finer_decoder_gives_the_photos_own_pixels_once_per_reduction(
+    ext: str, art: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.reader as reader
+    from vision.io import decode
+
+    ok, data = cv2.imencode(ext, art.background(4032, 3024))
+    assert ok
+    first = decode(data.tobytes(), max_side=DEFAULTS.work_max_side)
+    assert first.image_bgr.shape[:2] == (756, 1008)
+    finer = reader._finer_decoder(data.tobytes(), first)
+    assert finer is not None
+    assert finer(1.0) is None  # nothing finer asked for
+    calls: list[int | None] = []
+    real = reader.decode
+
+    def counted(raw: bytes, *, max_side: int | None = None) -> Any:
+        calls.append(max_side)
+        return real(raw, max_side=max_side)
+
+    monkeypatch.setattr(reader, "decode", counted)
+    half = finer(1.5)
+    assert half is not None and half.shape[:2] == (1512, 2016)
+    assert finer(1.9) is half  # the same reduction, decoded once
+    full = finer(3.0)
+    assert full is not None and full.shape[:2] == (3024, 4032)
+    assert len(calls) == 2
+    # A photo decoded at its full size has nothing finer.
+    ok, small = cv2.imencode(ext, art.background(640, 480))
+    assert reader._finer_decoder(small.tobytes(), decode(small.tobytes(), max_side=960)) is None
