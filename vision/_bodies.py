@@ -121,7 +121,8 @@ _BAND_MODEL_DICE = 0.8
 #: Dice parted from a wall by colour are cut from its thin lines (its crease, its edges) by
 #: an opening this share of a die's side wide.
 _WALL_CUT = 0.35
-#: ... and the wall is modelled by a median over this many dice.
+#: ... and the wall is modelled by a median reaching this many dice each way (about six
+#: across; the floor's reaches 1.6).
 _WALL_MODEL_DICE = 3.0
 #: A die's side over the side of its pips' grid face (3.6 grid steps), when no lone die's
 #: body says better: dice have a margin around their pips.
@@ -545,8 +546,8 @@ def _parted_from_walls(
     from the wall around them, cut by an opening ``r_cut`` pixels wide (the wall's crease
     and edges are thin lines unlike both).
 
-    The wall is modelled as the floor is (a median over about three dice of ``lab_small``,
-    the floor model's scale), from the wall's pixels alone, those unlike every floor
+    The wall is modelled as the floor is (a median of ``lab_small``, the floor model's
+    scale, here over about six dice), from the wall's pixels alone, those unlike every floor
     colour: the others are set to black and white in a checkerboard, half below and half
     above any wall colour, so that they leave the median where the wall's own put it.
     """
