@@ -602,12 +602,12 @@ def _off_floor(
 ) -> npt.NDArray[np.bool_]:
     """Pixels of ``lab`` that differ by more than ``least`` from every one of the floor's
     ``colours`` (:func:`_lab_distance`): walls, rims, the table and dice."""
-    off = np.full(lab.shape[:2], 255, np.uint8)
+    off = np.ones(lab.shape[:2], bool)
     flat = np.empty_like(lab)
     for colour in colours:
         flat[:] = colour
-        off = cv2.bitwise_and(off, cv2.compare(_lab_distance(lab, flat), least, cv2.CMP_GT))
-    return off > 0
+        off &= _lab_distance(lab, flat) > least
+    return off
 
 
 def _filled_square(outline: npt.NDArray[Any], ra: float, rb: float) -> bool:
