@@ -584,8 +584,8 @@ def _floor_colours(
     floor_small: npt.NDArray[Any], taken: list[tuple[float, float, float]], scale: float
 ) -> list[npt.NDArray[Any]]:
     """The floor model's colours (``floor_small``, at ``scale`` of work pixels) where the
-    dice ``taken`` lie, each once (within a third of the least body contrast): the floor's,
-    in light and in shade."""
+    dice ``taken`` lie: the floor's, in light and in shade; colours within a third of the
+    least body contrast of one kept (their channels' differences summed) are kept once."""
     h, w = floor_small.shape[:2]
     colours: list[npt.NDArray[Any]] = []
     for tx, ty, _ts in taken:
