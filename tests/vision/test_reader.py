@@ -2206,8 +2206,8 @@ def test_pips_too_small_for_a_phone_photos_reduced_decode_are_read_from_its_own_
 ) -> None:
     # A 12-megapixel photo of dice 46 px wide (a tray seen from high up) is decoded at a
     # quarter of its size, where their pips are 2 px across and a six's rows run together;
-    # the photo's own pixels show them apart. Enlarging the reduced image instead left
-    # every six unread.
+    # the windows around the sixes' bodies, read from the photo's own pixels, show them
+    # apart. Enlarging the reduced image there instead left every six unread.
     img = art.background(4032, 3024, colour=(50, 110, 60))
     rng = np.random.default_rng(3)
     layout = []
