@@ -165,15 +165,14 @@ def find_body_dice(
     lab_small = cv2.resize(lab, (sw, sh), interpolation=cv2.INTER_AREA)
     # Median over about three dice: one die (or two touching) is an outlier in it.
     k = 2 * int(1.6 * _MODEL_PX_PER_DIE) + 1
-    floor = cv2.resize(cv2.medianBlur(lab_small, k), (bw_, bh_), interpolation=cv2.INTER_LINEAR)
+    floor_small = cv2.medianBlur(lab_small, k)
+    floor = cv2.resize(floor_small, (bw_, bh_), interpolation=cv2.INTER_LINEAR)
     diff = _lab_distance(lab, floor)
     noise = float(np.median(diff[::3, ::3]))
-    raw = (diff > max(_MIN_BODY_CONTRAST, 4.0 * noise)).astype(np.uint8)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    contrast = max(_MIN_BODY_CONTRAST, 4.0 * noise)
     # Opening with a quarter die cuts the thin bridges (shadows, reflections) between dice.
     r = max(1, int(0.12 * die_side * scale))
-    cut = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    mask = cv2.morphologyEx(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, cut)
+    mask = _closed_opened(diff > contrast, r)
     n, labels_mat, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(labels_mat, np.int32)
     # The taken dice's own bodies say how big a die's blob is here.
@@ -337,12 +336,7 @@ def find_body_dice(
             cv2.medianBlur(lab_small, k_band), (bw_, bh_), interpolation=cv2.INTER_LINEAR
         )
         in_walls = np.isin(labels, walls)
-        near_wall = (_lab_distance(lab, floor) > max(_MIN_BODY_CONTRAST, 4.0 * noise)) & in_walls
-        mask = cv2.morphologyEx(
-            cv2.morphologyEx(near_wall.astype(np.uint8), cv2.MORPH_CLOSE, kernel),
-            cv2.MORPH_OPEN,
-            cut,
-        )
+        mask = _closed_opened((_lab_distance(lab, floor) > contrast) & in_walls, r)
         nb, band_mat, band_stats, band_cents = cv2.connectedComponentsWithStats(
             mask, connectivity=8
         )
@@ -379,11 +373,11 @@ def find_body_dice(
                 )
         # A die against a wall or a rim of another colour than its own is parted from it by
         # that colour (see _parted_from_walls).
-        colours = _floor_colours(cv2.medianBlur(lab_small, k), taken, scale * model_scale)
+        colours = _floor_colours(floor_small, taken, scale * model_scale)
         if colours:
             r_wall = max(1, int(_WALL_CUT * die_side * scale))
             nw, parted, wall_stats, wall_cents = _parted_from_walls(
-                lab, lab_small, in_walls, colours, max(_MIN_BODY_CONTRAST, 4.0 * noise), r_wall
+                lab, lab_small, in_walls, colours, contrast, r_wall
             )
             for j in range(1, nw):
                 area = float(wall_stats[j, cv2.CC_STAT_AREA])
@@ -533,6 +527,15 @@ def find_dice_anywhere(work: Image, *, min_confidence: float) -> BodyPass:
     )
 
 
+def _closed_opened(mask: npt.NDArray[np.bool_], r: int) -> npt.NDArray[np.uint8]:
+    """``mask`` as 0/1 with its pinholes closed (3 px) and then opened by a disc ``r`` px
+    round: thin bridges, lines and specks narrower than the disc are gone."""
+    small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    closed = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, small)
+    return np.asarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN, disc), np.uint8)
+
+
 def _parted_from_walls(
     lab: npt.NDArray[Any],
     lab_small: npt.NDArray[Any],
@@ -543,8 +546,8 @@ def _parted_from_walls(
 ) -> tuple[int, npt.NDArray[np.int32], npt.NDArray[Any], npt.NDArray[Any]]:
     """Connected components (count, labels, stats, centroids) of the pixels of the blobs
     ``in_walls`` that differ by more than ``contrast`` both from the floor's ``colours`` and
-    from the wall around them, cut by an opening ``r_cut`` pixels wide (the wall's crease
-    and edges are thin lines unlike both).
+    from the wall around them, opened by a disc ``r_cut`` pixels round (the wall's crease
+    and edges are thin lines unlike both; :func:`_closed_opened`).
 
     The wall is modelled as the floor is (a median of ``lab_small``, the floor model's
     scale, here over about six dice), from the wall's pixels alone, those unlike every floor
@@ -561,12 +564,9 @@ def _parted_from_walls(
     h, w = lab.shape[:2]
     wall = cv2.resize(cv2.medianBlur(wall_lab, k_wall), (w, h), interpolation=cv2.INTER_LINEAR)
     on_wall = (_lab_distance(lab, wall) > contrast) & in_walls & _off_floor(lab, colours, contrast)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    cut = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r_cut + 1, 2 * r_cut + 1))
-    mask = cv2.morphologyEx(
-        cv2.morphologyEx(on_wall.astype(np.uint8), cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, cut
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(
+        _closed_opened(on_wall, r_cut), connectivity=8
     )
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     return n, np.asarray(labels, np.int32), stats, cents
 
 
