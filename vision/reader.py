@@ -1073,7 +1073,7 @@ def _second_opinion(work: Image, d: _Die, dice: list[tuple[float, _Die]]) -> _Di
 
 #: How much finer than the decoded photo the window of a die asked about is read from the
 #: photo's own pixels (:func:`_own_pixels_opinion`): a phone's photo is decoded at a
-#: quarter of its size; twice that puts a 12 MP photo's pips at 8-12 px.
+#: quarter of its size, where its dice's pips are 3-5 px; twice that shows them 6-10 px wide.
 _OPINION_ZOOM = 2.0
 #: The fewest pips that counter's count of a die asked about is taken with.
 _OPINION_LEAST = 3
