@@ -278,7 +278,14 @@ def calibrate(
             else math.sqrt(float(cv2.contourArea(fit.polygon.astype(np.float32)))) / 12.0
         )
         fit = replace(fit, polygon=refine(image_bgr, fit.polygon, fit.shape, die_px, fit.lab_mean))
-    profile = profile_from_fit(fit, tray_mm=tray_mm, die_mm=die_mm, dice=dice)
+    return with_outside_share(
+        profile_from_fit(fit, tray_mm=tray_mm, die_mm=die_mm, dice=dice), image_bgr
+    )
+
+
+def with_outside_share(profile: TrayProfile, image_bgr: Image) -> TrayProfile:
+    """``profile`` with the share of floor-coloured pixels just outside its outline in
+    ``image_bgr``, the photo it was made from (see :attr:`TrayProfile.outside_floor_share`)."""
     shares = _band_shares(profile, image_bgr)
     if shares is None:
         return profile

@@ -1,7 +1,7 @@
 """Measure the reader and its flags on rendered scenes with ground truth (tools/render_tray).
 
-Usage: ``python -m vision.evaluate_scenes DIR [--oracle] [--json] [--calibration FILE]
-[--failures] [--evidence]``
+Usage: ``python -m vision.evaluate_scenes DIR [--oracle] [--json] [--calibration FILE |
+--true-profile] [--failures] [--evidence]``
 
 Each ``*.json`` in ``DIR`` (with ``"dice"`` and ``"tray"``) names its image; per die it gives
 the top-face value, the projected top-face centre, the silhouette, ``tilt_deg`` and the
@@ -15,6 +15,10 @@ given a wrong value (not left uncertain) on flat in-tray dice, and detection rec
 dice matched by a reading). ``--oracle`` places the dice from the ground truth instead of
 reading them, to measure the flags alone. Without it each photo is read from its file's bytes
 as ``dice-companion read`` reads it (a photo of 1920 px or more decoded at a reduced size).
+``--true-profile`` reads each photo with a tray profile made from its own ground truth (the
+floor's true outline and the true camera), as a perfect ``dice-companion calibrate`` from
+where the camera stood would make it: what the flags give when the tray and camera are
+known.
 
 ``--evidence`` studies the leaning rule instead: it takes each measure the rule weighs
 (:class:`vision.flags.LeanEvidence`) for every in-tray die found, and says how many leaning
@@ -35,6 +39,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.errors import VisionError
 from vision.flags import apply_flags, lean_evidence
@@ -87,6 +92,40 @@ def oracle_dice(truth: dict[str, Any]) -> tuple[DieReading, ...]:
             )
         )
     return tuple(out)
+
+
+def truth_profile(truth: dict[str, Any], image_bgr: npt.NDArray[np.uint8]) -> Any:
+    """A :class:`calibration.profile.TrayProfile` of a scene made from its ground truth: the
+    floor's outline, the camera (``K``, ``R``, ``t`` in millimetres) and the dice's median
+    side in millimetres; the floor's colour measured in ``image_bgr`` inside the outline.
+    None when the truth has no floor outline or camera."""
+    from calibration.profile import TrayProfile, with_outside_share
+
+    tray, cam = truth.get("tray") or {}, truth.get("camera") or {}
+    polygon = tray.get("floor_polygon")
+    if not polygon or "K" not in cam or not truth.get("dice"):
+        return None
+    h, w = image_bgr.shape[:2]
+    sx, sy = w / float(truth["width"]), h / float(truth["height"])
+    poly = np.array(polygon, np.float64) * np.array([sx, sy])
+    inside = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(inside, [np.round(poly).astype(np.int32)], 255)
+    lab = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2LAB)[inside > 0].astype(np.float64)
+    k = np.diag([sx, sy, 1.0]) @ np.array(cam["K"], np.float64)
+    profile = TrayProfile(
+        image_size=(w, h),
+        polygon=tuple((float(x), float(y)) for x, y in poly),
+        shape="rect" if tray.get("shape") == "rect" else "round",
+        floor_lab=tuple(float(v) for v in np.median(lab, axis=0)),  # type: ignore[arg-type]
+        floor_lab_std=tuple(float(v) for v in lab.std(axis=0)),  # type: ignore[arg-type]
+        camera_k=tuple(tuple(float(v) for v in row) for row in k),
+        camera_r=tuple(tuple(float(v) for v in row) for row in cam["R_world_to_cam"]),
+        camera_t=tuple(float(v) for v in cam["t_world_to_cam_mm"]),
+        die_units=float(np.median([d["size_mm"] for d in truth["dice"]])),
+        tilt_deg=float(cam.get("tilt_deg", 0.0)),
+        focal_known=True,
+    )
+    return with_outside_share(profile, image_bgr)
 
 
 def _top_side_estimate(truth: dict[str, Any], d: dict[str, Any], sil_area: float) -> float:
@@ -151,9 +190,12 @@ def evaluate_scene_dir(
     *,
     oracle: bool = False,
     calibration: Any = None,
+    true_profile: bool = False,
     failures: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Measure on every scene under ``path``; a dict of measures (see module docstring).
+    With ``true_profile`` each scene is read with :func:`truth_profile` of its own truth
+    instead of ``calibration``.
 
     Each measure is ``{"value": share or None, "hit": k, "n": n}``; ``scenes``,
     ``dice``, ``extra_readings`` and ``mean_ms`` (read plus flags per photo) are counts.
@@ -171,21 +213,25 @@ def evaluate_scene_dir(
     for jf in files:
         truth = json.loads(jf.read_text())
         image_path = jf.parent / truth["image"]
+        profile = calibration
+        if true_profile:
+            shown = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+            if shown is None:
+                continue
+            profile = truth_profile(truth, np.asarray(shown, np.uint8))
         if oracle:
             loaded = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
             if loaded is None:
                 continue
             start = time.perf_counter()
-            flagged = apply_flags(
-                np.asarray(loaded, np.uint8), oracle_dice(truth), profile=calibration
-            )
+            flagged = apply_flags(np.asarray(loaded, np.uint8), oracle_dice(truth), profile=profile)
             elapsed.append((time.perf_counter() - start) * 1000.0)
             dice = flagged.dice
         else:
             # As the ``read`` command and the web app read a photo: from its bytes, a
             # large one decoded at a reduced size.
             try:
-                reading = read_bytes(image_path.read_bytes(), profile=calibration)
+                reading = read_bytes(image_path.read_bytes(), profile=profile)
             except (OSError, VisionError):
                 continue  # a missing or unreadable image, skipped as before
             elapsed.append(reading.elapsed_ms)
@@ -260,7 +306,7 @@ FLAT_PASS = 0.005
 
 
 def evidence_rows(
-    path: Path, *, oracle: bool = False, calibration: Any = None
+    path: Path, *, oracle: bool = False, calibration: Any = None, true_profile: bool = False
 ) -> list[dict[str, Any]]:
     """One record per in-tray die found under ``path``: its true state and tilt, and the
     leaning rule's measures (:func:`vision.flags.lean_evidence`) taken in the image the flags
@@ -286,7 +332,8 @@ def evidence_rows(
         else:
             dice = read_array(image)
             found = tuple(rescaled(d, 1.0 / decoded.scale) for d in dice)
-        evidence = lean_evidence(image, dice, profile=calibration)
+        profile = truth_profile(truth, image) if true_profile else calibration
+        evidence = lean_evidence(image, dice, profile=profile)
         for i, j in match(truth["dice"], found):
             d = truth["dice"][i]
             if d["state"] == "off_tray":
@@ -371,7 +418,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="take dice positions from the ground truth (measures the flags alone)",
     )
-    p.add_argument("--calibration", type=Path, help="a tray profile to use for every scene")
+    chosen = p.add_mutually_exclusive_group()
+    chosen.add_argument("--calibration", type=Path, help="a tray profile to use for every scene")
+    chosen.add_argument(
+        "--true-profile",
+        action="store_true",
+        help="read each scene with a tray profile made from its own ground truth (the true"
+        " floor outline and camera: what the flags give with a perfect calibration)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--failures",
@@ -395,12 +449,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         profile = TrayProfile.load(args.calibration)
     if args.evidence:
-        rows = evidence_rows(args.folder, oracle=args.oracle, calibration=profile)
+        rows = evidence_rows(
+            args.folder, oracle=args.oracle, calibration=profile, true_profile=args.true_profile
+        )
         print(json.dumps(rows) if args.json else evidence_table(rows), flush=True)
         return 0
     fails: list[dict[str, Any]] = []
     result = evaluate_scene_dir(
-        args.folder, oracle=args.oracle, calibration=profile, failures=fails
+        args.folder,
+        oracle=args.oracle,
+        calibration=profile,
+        true_profile=args.true_profile,
+        failures=fails,
     )
     try:
         print(json.dumps(result) if args.json else table(result), flush=True)

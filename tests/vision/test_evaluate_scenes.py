@@ -179,3 +179,44 @@ def test_command_prints_the_evidence_table(
     assert main([str(tmp_path), "--oracle", "--evidence"]) == 0
     out = capsys.readouterr().out
     assert "2 flat and 0 leaning dice found in the tray" in out
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+
+
+def test_a_true_profile_carries_the_scenes_own_floor_and_camera() -> None:
+    from vision.evaluate_scenes import truth_profile
+
+    truth = json.loads((SAMPLES / "clean5_000111.json").read_text())
+    image = cv2.imread(str(SAMPLES / truth["image"]), cv2.IMREAD_COLOR)
+    assert image is not None
+    for scale in (1.0, 0.5):  # the photo as decoded at full size, or reduced
+        shown = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        profile = truth_profile(truth, np.asarray(shown, np.uint8))
+        assert profile is not None
+        assert profile.image_size == (shown.shape[1], shown.shape[0])
+        floor = np.array(truth["tray"]["floor_polygon"], np.float64) * scale
+        assert np.allclose(profile.polygon_array(), floor, atol=1e-6)
+        pose = profile.pose()
+        assert pose is not None and profile.die_units is not None
+        # Each flat die's top face centre, from its true position, projects where the
+        # truth says it shows: the camera is the renderer's.
+        for die in truth["dice"]:
+            if die["state"] != "flat":
+                continue
+            x, y, z = die["position_mm"]
+            top = pose.project(np.array([[x, y, z + die["size_mm"] / 2.0]]))[0]
+            assert np.hypot(*(top - np.array(die["center"]) * scale)) < 2.0
+    # A scene without a floor outline or camera has no true profile.
+    assert truth_profile({**truth, "camera": {}}, np.asarray(image, np.uint8)) is None
+
+
+def test_command_reads_each_scene_with_its_true_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("clean5_000111.json", "clean5_000111.jpg"):
+        (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
+    assert main([str(tmp_path), "--true-profile", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["scenes"] == 1
+    assert result["detection_recall"]["n"] > 0
