@@ -112,12 +112,13 @@ def truth_profile(truth: dict[str, Any], image_bgr: npt.NDArray[np.uint8]) -> An
     cv2.fillPoly(inside, [np.round(poly).astype(np.int32)], 255)
     lab = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2LAB)[inside > 0].astype(np.float64)
     k = np.diag([sx, sy, 1.0]) @ np.array(cam["K"], np.float64)
+    mid, spread = np.median(lab, axis=0), lab.std(axis=0)
     profile = TrayProfile(
         image_size=(w, h),
         polygon=tuple((float(x), float(y)) for x, y in poly),
         shape="rect" if tray.get("shape") == "rect" else "round",
-        floor_lab=tuple(float(v) for v in np.median(lab, axis=0)),  # type: ignore[arg-type]
-        floor_lab_std=tuple(float(v) for v in lab.std(axis=0)),  # type: ignore[arg-type]
+        floor_lab=(float(mid[0]), float(mid[1]), float(mid[2])),
+        floor_lab_std=(float(spread[0]), float(spread[1]), float(spread[2])),
         camera_k=tuple(tuple(float(v) for v in row) for row in k),
         camera_r=tuple(tuple(float(v) for v in row) for row in cam["R_world_to_cam"]),
         camera_t=tuple(float(v) for v in cam["t_world_to_cam_mm"]),
