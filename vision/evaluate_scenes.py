@@ -214,18 +214,16 @@ def evaluate_scene_dir(
     for jf in files:
         truth = json.loads(jf.read_text())
         image_path = jf.parent / truth["image"]
-        profile = calibration
-        if true_profile:
-            shown = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-            if shown is None:
-                continue
-            profile = truth_profile(truth, np.asarray(shown, np.uint8))
-        if oracle:
+        shown = None
+        if oracle or true_profile:
             loaded = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
             if loaded is None:
                 continue
+            shown = np.asarray(loaded, np.uint8)
+        profile = truth_profile(truth, shown) if shown is not None and true_profile else calibration
+        if shown is not None and oracle:
             start = time.perf_counter()
-            flagged = apply_flags(np.asarray(loaded, np.uint8), oracle_dice(truth), profile=profile)
+            flagged = apply_flags(shown, oracle_dice(truth), profile=profile)
             elapsed.append((time.perf_counter() - start) * 1000.0)
             dice = flagged.dice
         else:

@@ -383,13 +383,20 @@ def _finer_source(
     exposure and smoothed for its own grain as ``image`` was), else ``image`` itself with
     ``params``.
     """
-    more = finer(big) if finer is not None else None
-    if more is None or more.shape[1] <= image.shape[1]:
+    more = _finer_pixels(image, finer, big)
+    if more is None:
         return image, 1.0, 1.0, params
     sx = more.shape[1] / image.shape[1]
     sy = more.shape[0] / image.shape[0]
     source, src_params = _quieted(_exposed(more), min(1.0, big / sx), params)
     return source, sx, sy, src_params
+
+
+def _finer_pixels(image: Image, finer: Finer | None, factor: float) -> Image | None:
+    """The photo decoded about ``factor`` times finer than ``image`` (:data:`Finer`), or None
+    when it has no more pixels than ``image``."""
+    more = finer(factor) if finer is not None else None
+    return more if more is not None and more.shape[1] > image.shape[1] else None
 
 
 def noise_sigma(image: Image, scale: float = 1.0) -> float:
@@ -1106,34 +1113,22 @@ def _own_pixels_opinion(
     sides = [d.size for _diam, d in dice if d.value is not None]
     if not any(asked) or not sides:
         return dice
-    more = finer(_OPINION_ZOOM) if finer is not None else None
-    if more is None or more.shape[1] <= image.shape[1]:
-        more = None
-        fx, fy = 1.0 / scale_x, 1.0 / scale_y  # work pixels to the decoded photo's
-    else:
-        fx = more.shape[1] / image.shape[1] / scale_x
-        fy = more.shape[0] / image.shape[0] / scale_y
+    # The photo's own pixels as they are, else the decoded photo's windows enlarged.
+    more = _finer_pixels(image, finer, _OPINION_ZOOM)
+    source, zoom = (image, _OPINION_ZOOM) if more is None else (more, 1.0)
+    fx = source.shape[1] / image.shape[1] / scale_x  # work pixels to the source's
+    fy = source.shape[0] / image.shape[0] / scale_y
     side = float(np.median(sides)) * 0.5 * (fx + fy)
+    seen = zoom * side
     out = []
     for (diam, d), ask in zip(dice, asked, strict=True):
         if ask:
-            centre = (d.center[0] * fx, d.center[1] * fy)
-            if more is not None:
-                crop, _x0, _y0 = window(more, centre, 0.75 * side)
-                seen = side
-            else:
-                small, _x0, _y0 = window(image, centre, 0.75 * side)
+            crop, _x0, _y0 = window(source, (d.center[0] * fx, d.center[1] * fy), 0.75 * side)
+            if zoom != 1.0:
                 crop = np.asarray(
-                    cv2.resize(
-                        small,
-                        None,
-                        fx=_OPINION_ZOOM,
-                        fy=_OPINION_ZOOM,
-                        interpolation=cv2.INTER_CUBIC,
-                    ),
+                    cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC),
                     np.uint8,
                 )
-                seen = _OPINION_ZOOM * side
             if min(crop.shape[:2]) >= 1.4 * seen:
                 face = read_face(crop, hint_size_px=seen)
                 least = 6 if d.doubt == doubts.SIX_CORNERS else _OPINION_LEAST

@@ -17,6 +17,7 @@ from vision.evaluate_scenes import (
     main,
     match,
     table,
+    truth_profile,
 )
 from vision.result import DieReading
 
@@ -185,8 +186,6 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
 
 def test_a_true_profile_carries_the_scenes_own_floor_and_camera() -> None:
-    from vision.evaluate_scenes import truth_profile
-
     truth = json.loads((SAMPLES / "clean5_000111.json").read_text())
     image = cv2.imread(str(SAMPLES / truth["image"]), cv2.IMREAD_COLOR)
     assert image is not None
