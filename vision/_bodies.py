@@ -89,6 +89,14 @@ _MIN_BODY_CONTRAST = 14.0
 #: Area of a body, as a share of a lone die's body already read (or of the side guessed
 #: from the pips): half a die is left out, and so are two touching ones.
 _AREA_RANGE = (0.5, 1.7)
+#: ... but a lone blob down to this share of the smallest lone die's body read in the photo
+#: is a die's too (see :func:`_least_area`).
+_SMALLEST_BODY = 0.9
+#: Least spread of a body's middle in Lab's a or b channel (8-bit units) that tells coloured
+#: pips are there when the counter saw no pip-like blob at all (:func:`_tinted`). On the
+#: shared photos the dark red-pipped dice it found measured 5.5-12.0, the black cable clips
+#: and dice's side faces it must leave out 3.3-4.8 (session 47).
+_TINTED = 5.0
 #: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
 #: the dice read in it).
 _MAX_CLUSTER = 8.0
@@ -204,6 +212,7 @@ def find_body_dice(
         # the blobs may only raise the size.
         alike = _square_areas(np.asarray(stats, np.int32), bw_, bh_, guess)
         expected = max(guess, float(np.median(alike))) if len(alike) >= 2 else guess
+    least = _least_area(single, expected, die_side * scale)
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
     unsure: list[UnsureBody] = []
@@ -265,8 +274,12 @@ def find_body_dice(
             if _washed_out(work, centre, body_side):
                 # A flash or a lamp mirrored in a glossy face: its pips are lost in the glare.
                 unsure.append(UnsureBody(centre, body_side, corners, doubts.WASHED_OUT))
-            elif face.reason != NO_PIPS and _textured(work, centre, body_side, noise):
-                # The counter saw pip-like blobs it could not fit to a face.
+            elif (face.reason != NO_PIPS or _tinted(work, centre, body_side)) and _textured(
+                work, centre, body_side, noise
+            ):
+                # The counter saw pip-like blobs it could not fit to a face, or none at all
+                # on a face whose middle varies in colour: coloured pips too small or too
+                # faint to part from a dark marbled face.
                 unsure.append(UnsureBody(centre, body_side, corners))
             return
         pips = np.array(face.pips, np.float32)
@@ -322,7 +335,7 @@ def find_body_dice(
                     # (a filled square, which two dice side by side never make).
                     read_lone(labels, stats[i], cents[i], i)
             continue
-        if not _AREA_RANGE[0] * expected <= area <= _AREA_RANGE[1] * expected:
+        if not least <= area <= _AREA_RANGE[1] * expected:
             continue
         read_lone(labels, stats[i], cents[i], i)
     walls = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > _MAX_CLUSTER * expected]
@@ -439,11 +452,48 @@ def _textured(work: Image, centre: tuple[float, float], side: float, noise: floa
     reading counted spread far above 10, the board's punched holes below 5;
     ``python -m vision.evaluate`` measures what the rule changes.
     """
+    spread = _middle_spread(work, centre, side)
+    return spread is not None and float(spread.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
+
+
+def _middle_spread(
+    work: Image, centre: tuple[float, float], side: float
+) -> npt.NDArray[np.float64] | None:
+    """The standard deviations of Lab's three channels (8-bit units) in the middle of a body
+    at ``centre`` with ``side`` (work pixels), ``_TEXTURE_MIDDLE`` of its side each way;
+    None when the frame leaves too little of it."""
     middle, _x0, _y0 = window(work, centre, _TEXTURE_MIDDLE * side)
     if min(middle.shape[:2]) < 3:
-        return False
+        return None
     _mean, deviation = cv2.meanStdDev(cv2.cvtColor(middle, cv2.COLOR_BGR2LAB))
-    return float(deviation.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
+    return np.asarray(deviation, np.float64).ravel()
+
+
+def _least_area(single: list[float], expected: float, face_side: float) -> float:
+    """The least area of a lone blob that is a die's body (body-image pixels): half a lone
+    die's (``_AREA_RANGE``), or a little less than the smallest lone die's body read in the
+    photo when at least two are, whichever is less. ``single`` holds the areas of the blobs
+    that each hold one die read; those smaller than half the face its pips were fitted to
+    (``face_side`` wide) are no bodies (a pip, a key of a keyboard read as a die).
+
+    A photo of dice of several colours on a light floor makes bodies of unlike sizes: a
+    light die's blob holds its shadow, a dark die's blob is the die alone, at half the
+    area or less (on nell_byler_d6's photos a dark die read by its pips made a blob 0.47
+    times the median lone die's)."""
+    least = _AREA_RANGE[0] * expected
+    bodies = [a for a in single if a >= 0.5 * face_side**2]
+    if len(bodies) >= 2:
+        least = min(least, _SMALLEST_BODY * min(bodies))
+    return least
+
+
+def _tinted(work: Image, centre: tuple[float, float], side: float) -> bool:
+    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) varies in
+    colour, not only in lightness: a standard deviation of Lab's a or b channel of at least
+    ``_TINTED`` (8-bit units). Red pips on a dark marbled die do; a black cable clip, a
+    shadow or a grey object with a highlight varies in lightness alone."""
+    spread = _middle_spread(work, centre, side)
+    return spread is not None and float(spread[1:].max()) >= _TINTED
 
 
 def _washed_out(work: Image, centre: tuple[float, float], side: float) -> bool:
