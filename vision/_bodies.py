@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision import _doubts as doubts
-from vision._count import NO_PIPS, FaceCount, read_face
+from vision._count import NO_PIPS, FaceCount, pips_of_another_hue, read_face
 
 Image = npt.NDArray[np.uint8]
 
@@ -92,11 +92,6 @@ _AREA_RANGE = (0.5, 1.7)
 #: ... but a lone blob down to this share of the smallest lone die's body read in the photo
 #: is a die's too (see :func:`_least_area`).
 _SMALLEST_BODY = 0.9
-#: Least spread of a body's middle in Lab's a or b channel (8-bit units) that tells coloured
-#: pips are there when the counter saw no pip-like blob at all (:func:`_tinted`). On the
-#: shared photos the dark red-pipped dice it found measured 5.5-12.0, the black cable clips
-#: and dice's side faces it must leave out 3.3-4.8 (session 47).
-_TINTED = 5.0
 #: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
 #: the dice read in it).
 _MAX_CLUSTER = 8.0
@@ -260,7 +255,8 @@ def find_body_dice(
         m = 0.2 * max(cw, ch) + 2
         x0, y0 = max(0, int((x - m) / scale)), max(0, int((y - m) / scale))
         x1, y1 = min(w, int((x + cw + m) / scale) + 1), min(h, int((y + ch + m) / scale) + 1)
-        face = _doubted(read_face(np.ascontiguousarray(work[y0:y1, x0:x1])))
+        crop = np.ascontiguousarray(work[y0:y1, x0:x1])
+        face = _doubted(read_face(crop))
         if face.value is not None and face.value < least:
             return
         centre = ((rx + x) / scale, (ry + y) / scale)
@@ -274,12 +270,13 @@ def find_body_dice(
             if _washed_out(work, centre, body_side):
                 # A flash or a lamp mirrored in a glossy face: its pips are lost in the glare.
                 unsure.append(UnsureBody(centre, body_side, corners, doubts.WASHED_OUT))
-            elif (face.reason != NO_PIPS or _tinted(work, centre, body_side)) and _textured(
+            elif (face.reason != NO_PIPS or pips_of_another_hue(crop)) and _textured(
                 work, centre, body_side, noise
             ):
                 # The counter saw pip-like blobs it could not fit to a face, or none at all
-                # on a face whose middle varies in colour: coloured pips too small or too
-                # faint to part from a dark marbled face.
+                # on a die with spots of another hue than its face: coloured pips too small
+                # or too faint to part from a dark marbled face (a black cable clip, a
+                # tray's rim or a die's side face has none).
                 unsure.append(UnsureBody(centre, body_side, corners))
             return
         pips = np.array(face.pips, np.float32)
@@ -452,21 +449,11 @@ def _textured(work: Image, centre: tuple[float, float], side: float, noise: floa
     reading counted spread far above 10, the board's punched holes below 5;
     ``python -m vision.evaluate`` measures what the rule changes.
     """
-    spread = _middle_spread(work, centre, side)
-    return spread is not None and float(spread.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
-
-
-def _middle_spread(
-    work: Image, centre: tuple[float, float], side: float
-) -> npt.NDArray[np.float64] | None:
-    """The standard deviations of Lab's three channels (8-bit units) in the middle of a body
-    at ``centre`` with ``side`` (work pixels), ``_TEXTURE_MIDDLE`` of its side each way;
-    None when the frame leaves too little of it."""
     middle, _x0, _y0 = window(work, centre, _TEXTURE_MIDDLE * side)
     if min(middle.shape[:2]) < 3:
-        return None
+        return False
     _mean, deviation = cv2.meanStdDev(cv2.cvtColor(middle, cv2.COLOR_BGR2LAB))
-    return np.asarray(deviation, np.float64).ravel()
+    return float(deviation.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
 
 
 def _least_area(single: list[float], expected: float, face_side: float) -> float:
@@ -485,15 +472,6 @@ def _least_area(single: list[float], expected: float, face_side: float) -> float
     if len(bodies) >= 2:
         least = min(least, _SMALLEST_BODY * min(bodies))
     return least
-
-
-def _tinted(work: Image, centre: tuple[float, float], side: float) -> bool:
-    """Whether the middle of a body at ``centre`` with ``side`` (work pixels) varies in
-    colour, not only in lightness: a standard deviation of Lab's a or b channel of at least
-    ``_TINTED`` (8-bit units). Red pips on a dark marbled die do; a black cable clip, a
-    shadow or a grey object with a highlight varies in lightness alone."""
-    spread = _middle_spread(work, centre, side)
-    return spread is not None and float(spread[1:].max()) >= _TINTED
 
 
 def _washed_out(work: Image, centre: tuple[float, float], side: float) -> bool:

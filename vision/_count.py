@@ -81,6 +81,8 @@ class FaceCount:
 
 #: :attr:`FaceCount.reason` of a crop where no pip-like blob was seen at all.
 NO_PIPS = "no pips found"
+#: ... and of a face with an empty pip place that looks like a pip.
+_GHOST_PLACE = "an empty pip place looks like a pip"
 
 
 @dataclass(frozen=True)
@@ -112,20 +114,10 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
     caller knows it (it narrows the pip sizes that are searched). Never raises for a
     hard face: it returns ``value=None`` with a reason instead.
     """
-    if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3:
-        raise ValueError(
-            f"crop_bgr must be an (h, w, 3) BGR array, got {getattr(crop_bgr, 'shape', None)!r}"
-        )
-    if crop_bgr.dtype != np.uint8:
-        raise ValueError(f"crop_bgr must be uint8, got {crop_bgr.dtype}")
-    h, w = crop_bgr.shape[:2]
-    if min(h, w) < 12:
+    prepared = _prepared(crop_bgr)
+    if prepared is None:
         return FaceCount(None, 0.0, (), "crop too small")
-    scale = _WORK_SIDE / min(h, w)
-    interp = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
-    img = cv2.resize(crop_bgr, (round(w * scale), round(h * scale)), interpolation=interp)
-    img = cv2.GaussianBlur(img, (0, 0), 1.0)
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab, scale = prepared
     hint = hint_size_px * scale if hint_size_px else None
 
     die = _die_region(lab)
@@ -165,7 +157,7 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
                         None,
                         result.confidence,
                         result.pips,
-                        "an empty pip place looks like a pip",
+                        _GHOST_PLACE,
                         suspect=result.value,
                     )
                 break
@@ -176,6 +168,138 @@ def read_face(crop_bgr: np.ndarray, *, hint_size_px: float | None = None) -> Fac
         if on_hue is not None:
             return on_hue
     return result
+
+
+def _prepared(crop_bgr: np.ndarray) -> tuple[npt.NDArray[np.float32], float] | None:
+    """``crop_bgr`` checked, rescaled so its shorter side is ``_WORK_SIDE`` pixels, smoothed
+    a little and in Lab (float), with the scale it was rescaled by; None for a crop too
+    small to count (under 12 pixels). Raises ValueError for anything but an (h, w, 3) uint8
+    array."""
+    if not isinstance(crop_bgr, np.ndarray) or crop_bgr.ndim != 3 or crop_bgr.shape[2] != 3:
+        raise ValueError(
+            f"crop_bgr must be an (h, w, 3) BGR array, got {getattr(crop_bgr, 'shape', None)!r}"
+        )
+    if crop_bgr.dtype != np.uint8:
+        raise ValueError(f"crop_bgr must be uint8, got {crop_bgr.dtype}")
+    h, w = crop_bgr.shape[:2]
+    if min(h, w) < 12:
+        return None
+    scale = _WORK_SIDE / min(h, w)
+    interp = cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA
+    img = cv2.resize(crop_bgr, (round(w * scale), round(h * scale)), interpolation=interp)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    return cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32), scale
+
+
+def count_hue_peaks(crop_bgr: np.ndarray) -> FaceCount:
+    """Count the pips of a die whose pips differ from its face in hue, as the peaks of that
+    difference on the die's own region (``crop_bgr`` as for :func:`read_face`); ``value``
+    None with the reason when the count is not sure.
+
+    Small red pips on a dark marbled die run together along a six's columns and fade into
+    the marbling: no threshold parts them as blobs (:func:`read_face`), but each pip is
+    still a peak of redness. The pips' hue is the face's strongest departure from its own
+    median colour in Lab's a and b (the brightest ``_HUE_TOP`` share of the die's pixels),
+    the face's marbling and glare lie elsewhere in hue or have none; the difference along
+    that hue, smoothed to the pips' size, peaks once per pip. The peaks at least
+    ``_PEAK_LEAST`` of the highest are the pips, fitted to a face as blobs are. A one or a
+    four is never counted so (a lone peak is the least evidence; a five's centre pip or a
+    six's middle row lost in the marbling leaves a four: on the shared photos every four
+    it read on dark dice asked about was a five or a six), nor a face with an empty pip
+    place nearly as unlike the face in hue as its faintest pip.
+    """
+    prepared = _prepared(crop_bgr)
+    if prepared is None:
+        return FaceCount(None, 0.0, (), "crop too small")
+    lab, scale = prepared
+    seen = _pips_hue(lab)
+    if seen is None:
+        return FaceCount(None, 0.0, (), "no die stands out from a floor of one colour")
+    die, inner, hue, direction = seen
+    strength = float(np.linalg.norm(direction))
+    if strength < _HUE_PIPS_LEAST:
+        return FaceCount(None, 0.0, (), "no pips of another hue")
+    along = np.asarray(
+        cv2.GaussianBlur(hue @ (direction / strength), (0, 0), _PEAK_BLUR * die.side), np.float64
+    )
+    along[~inner] = 0.0
+    pip = _PIP_OF_SIDE * die.side
+    reach = 2 * max(1, round(_PEAK_APART * pip)) + 1
+    highest = cv2.dilate(along, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    peaks = (along >= highest) & (along >= _PEAK_LEAST * float(along.max())) & inner
+    n, _labels, _stats, cents = cv2.connectedComponentsWithStats(
+        peaks.astype(np.uint8), connectivity=8
+    )
+    found = sorted(
+        (float(along[round(cy), round(cx)]), float(cx), float(cy)) for cx, cy in cents[1:n]
+    )[::-1][:_MOST_PEAKS]
+    blobs = [
+        # One hue by construction: every peak is of the pips' colour.
+        _Blob(x, y, pip, peak, 1.0, (0.0, 0.0, 0.0), True)
+        for peak, x, y in found
+    ]
+    if not blobs:
+        return FaceCount(None, 0.0, (), NO_PIPS)
+    fits, _blocked = _fit_groups(
+        blobs, lab.shape[1], lab.shape[0], die.side, (die.x, die.y), die.edge_angle, on_die=True
+    )
+    result, best = _decide(fits, scale)
+    if result.value is None or best is None:
+        return result
+    if result.value in (1, 4):
+        return FaceCount(None, result.confidence, result.pips, f"only {result.value} hue peaks")
+    face = np.array([np.median(lab[:, :, 0][inner]), *np.median(lab[:, :, 1:][inner], axis=0)])
+    if _pip_may_be_missing(lab, best, face, hue_only=True):
+        return FaceCount(None, result.confidence, result.pips, _GHOST_PLACE)
+    return result
+
+
+def pips_of_another_hue(crop_bgr: np.ndarray) -> bool:
+    """Whether the die in ``crop_bgr`` (as for :func:`read_face`) stands out from a floor of
+    one colour and holds spots of another hue than its face, as coloured pips do (the hue
+    :func:`count_hue_peaks` counts the pips by), whether or not they can be counted."""
+    prepared = _prepared(crop_bgr)
+    seen = None if prepared is None else _pips_hue(prepared[0])
+    return seen is not None and float(np.linalg.norm(seen[3])) >= _HUE_PIPS_LEAST
+
+
+def _pips_hue(
+    lab: npt.NDArray[np.float32],
+) -> tuple[_Die, npt.NDArray[np.bool_], FloatArray, FloatArray] | None:
+    """The die of a prepared crop (:func:`_prepared`), its region without its rim, every
+    pixel's hue (Lab a, b) less the face's median hue, and the mean of the ``_HUE_TOP``
+    share of the region's pixels furthest from it in hue: the pips' hue, when they differ
+    from the face in hue. None when no die stands out from a floor of one colour."""
+    die = _die_region(lab)
+    if die is None:
+        return None
+    inner = (
+        cv2.erode(
+            die.mask.astype(np.uint8),
+            np.ones((3, 3), np.uint8),
+            iterations=max(1, int(_INNER * die.side)),
+        )
+        > 0
+    )
+    hue = np.asarray(lab[:, :, 1:] - np.median(lab[:, :, 1:][inner], axis=0), np.float64)
+    apart = np.linalg.norm(hue, axis=2)
+    top = inner & (apart >= np.percentile(apart[inner], 100.0 * (1.0 - _HUE_TOP)))
+    return die, inner, hue, np.asarray(hue[top].mean(axis=0), np.float64)
+
+
+#: :func:`count_hue_peaks`: the die's rim left out (a share of its side), the share of its
+#: pixels that say the pips' hue, the least difference in hue (Lab a-b units) that is pips,
+#: the smoothing (in die sides), a pip's diameter (in die sides), how far apart two peaks
+#: are at least (in pip diameters), the least peak (a share of the highest) and the most
+#: peaks fitted.
+_INNER = 0.06
+_HUE_TOP = 0.08
+_HUE_PIPS_LEAST = 4.0
+_PEAK_BLUR = 0.05
+_PIP_OF_SIDE = 0.18
+_PEAK_APART = 0.35
+_PEAK_LEAST = 0.4
+_MOST_PEAKS = 12
 
 
 def _read_on_hue(

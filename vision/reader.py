@@ -38,7 +38,7 @@ from vision._bodies import (
     find_dice_anywhere,
     window,
 )
-from vision._count import FaceCount, read_face
+from vision._count import FaceCount, count_hue_peaks, read_face
 from vision._faces import (
     AROUND_CENTRE,
     LIKE_SIZES,
@@ -1130,18 +1130,27 @@ def _own_pixels_opinion(
                     np.uint8,
                 )
             if min(crop.shape[:2]) >= 1.4 * seen:
-                face = read_face(crop, hint_size_px=seen)
-                least = 6 if d.doubt == doubts.SIX_CORNERS else _OPINION_LEAST
-                if (
-                    face.value is not None
-                    and face.value >= least
-                    and face.confidence >= _SURE_COUNT
-                ):
-                    d = d._replace(
-                        value=face.value, confidence=min(face.confidence, _AGREED), doubt=""
-                    )
+                d = _opinion(d, crop, seen)
         out.append((diam, d))
     return out
+
+
+def _opinion(d: _Die, crop: Image, seen: float) -> _Die:
+    """``d``, asked about, read from ``crop`` (a die ``seen`` pixels wide in its middle) when
+    a counter is sure of three pips or more there (see :func:`_own_pixels_opinion`): the
+    single-face counter (sure at ``_SURE_COUNT``), else the peaks of its pips' hue
+    (:func:`vision._count.count_hue_peaks`, sure at ``_HUE_PEAKS_SURE``). A body whose pips
+    could not be counted was counted by the single-face counter already
+    (:func:`_read_blobs`): only its pips' hue is looked at."""
+    least = 6 if d.doubt == doubts.SIX_CORNERS else _OPINION_LEAST
+    if d.doubt != doubts.BODY_ONLY:
+        face = read_face(crop, hint_size_px=seen)
+        if face.value is not None and face.value >= least and face.confidence >= _SURE_COUNT:
+            return d._replace(value=face.value, confidence=min(face.confidence, _AGREED), doubt="")
+    face = count_hue_peaks(crop)
+    if face.value is not None and face.value >= least and face.confidence >= _HUE_PEAKS_SURE:
+        return d._replace(value=face.value, confidence=min(face.confidence, _AGREED), doubt="")
+    return d
 
 
 #: Dice asked about that :func:`_own_pixels_opinion` leaves asked: glare hides a pip from
@@ -1155,8 +1164,10 @@ _NOT_ASKED_AGAIN = (
     doubts.WASHED_OUT,
     doubts.PAST_FRAME,
     doubts.CROWDED,
-    doubts.BODY_ONLY,
 )
+#: How sure the count of a body's pips by their hue's peaks must be to be taken
+#: (:func:`_opinion`).
+_HUE_PEAKS_SURE = 0.5
 
 
 def _recounted(work: Image, dice: list[tuple[float, _Die]]) -> list[tuple[float, _Die]]:
