@@ -92,6 +92,11 @@ _AREA_RANGE = (0.5, 1.7)
 #: ... but a lone blob down to this share of the smallest lone die's body read in the photo
 #: is a die's too (see :func:`_least_area`).
 _SMALLEST_BODY = 0.9
+#: A strand leaving a body (:func:`_strands`): it touches the body grown by this share of its
+#: side, reaches this many sides from its middle and is at most this share of a side wide.
+_STRAND_GAP = 0.25
+_STRAND_REACH = 1.6
+_STRAND_WIDTH = 0.3
 #: Largest blob searched all over for dice, in lone dice's areas (a bigger one only beside
 #: the dice read in it).
 _MAX_CLUSTER = 8.0
@@ -175,7 +180,8 @@ def find_body_dice(
     contrast = max(_MIN_BODY_CONTRAST, 4.0 * noise)
     # Opening with a quarter die cuts the thin bridges (shadows, reflections) between dice.
     r = max(1, int(0.12 * die_side * scale))
-    mask = _closed_opened(diff > contrast, r)
+    unlike = diff > contrast
+    mask = _closed_opened(unlike, r)
     n, labels_mat, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     labels = np.asarray(labels_mat, np.int32)
     # The taken dice's own bodies say how big a die's blob is here.
@@ -270,13 +276,16 @@ def find_body_dice(
             if _washed_out(work, centre, body_side):
                 # A flash or a lamp mirrored in a glossy face: its pips are lost in the glare.
                 unsure.append(UnsureBody(centre, body_side, corners, doubts.WASHED_OUT))
-            elif (face.reason != NO_PIPS or pips_of_another_hue(crop)) and _textured(
-                work, centre, body_side, noise
+            elif (
+                (face.reason != NO_PIPS or pips_of_another_hue(crop))
+                and _textured(work, centre, body_side, noise)
+                and _strands(unlike, comp, x, y) < 2
             ):
                 # The counter saw pip-like blobs it could not fit to a face, or none at all
                 # on a die with spots of another hue than its face: coloured pips too small
                 # or too faint to part from a dark marbled face (a black cable clip, a
-                # tray's rim or a die's side face has none).
+                # tray's rim or a die's side face has none). Not a body a cable or a strap
+                # runs through (:func:`_strands`): a cable's black clip.
                 unsure.append(UnsureBody(centre, body_side, corners))
             return
         pips = np.array(face.pips, np.float32)
@@ -454,6 +463,45 @@ def _textured(work: Image, centre: tuple[float, float], side: float, noise: floa
         return False
     _mean, deviation = cv2.meanStdDev(cv2.cvtColor(middle, cv2.COLOR_BGR2LAB))
     return float(deviation.sum()) >= max(_TEXTURED, _TEXTURE_OVER_NOISE * noise)
+
+
+def _strands(unlike: npt.NDArray[np.bool_], comp: npt.NDArray[np.uint8], x: int, y: int) -> int:
+    """How many thin strands leave a lone body: pieces of ``unlike`` (the body image's
+    pixels unlike the floor, before the opening that parts blobs) that touch the body
+    ``comp`` (0/1, its box's top-left corner at ``x, y``) grown by ``_STRAND_GAP`` of its
+    side, reach ``_STRAND_REACH`` sides or more from its middle and are at most
+    ``_STRAND_WIDTH`` of a side wide on average. A cable through a black clip makes two; a
+    die's shadow is short and wide, and a die touching it is wide.
+
+    On the shared photos the two black cable clips asked about as dice had two each; none of
+    the 107 dice asked about as bodies had two (one had one, a thin shadow).
+    """
+    h, w = unlike.shape
+    side = float(np.sqrt(comp.sum()))
+    cx, cy = x + comp.shape[1] / 2, y + comp.shape[0] / 2
+    half = int(np.ceil((_STRAND_REACH + 0.5) * side))
+    x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
+    x1, y1 = min(w, int(cx) + half + 1), min(h, int(cy) + half + 1)
+    body = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    body[y - y0 : y - y0 + comp.shape[0], x - x0 : x - x0 + comp.shape[1]] = comp
+    r = max(1, round(_STRAND_GAP * side))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    grown = np.asarray(cv2.dilate(body, disc), np.uint8) > 0
+    rest = unlike[y0:y1, x0:x1] & ~grown
+    edge = (np.asarray(cv2.dilate(grown.astype(np.uint8), np.ones((3, 3), np.uint8))) > 0) & ~grown
+    n, labels = cv2.connectedComponents(rest.astype(np.uint8), connectivity=8)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    far = np.hypot(xx - cx, yy - cy)
+    strands = 0
+    for i in range(1, n):
+        piece = labels == i
+        if not np.any(piece & edge):
+            continue
+        reach = float(far[piece].max())
+        width = float(piece.sum()) / max(1.0, reach - 0.75 * side)
+        if reach >= _STRAND_REACH * side and width <= _STRAND_WIDTH * side:
+            strands += 1
+    return strands
 
 
 def _least_area(single: list[float], expected: float, face_side: float) -> float:

@@ -1,7 +1,8 @@
 """Dice whose coloured pips no threshold parts from a dark marbled face, counted by the peaks
 of the pips' hue (vision._count.count_hue_peaks); the body pass's test for spots of another
-hue (pips_of_another_hue) and the least area of a die's body (vision._bodies._least_area);
-and the reader counting a body asked about so (vision.reader._own_pixels_opinion)."""
+hue (pips_of_another_hue), the least area of a die's body (vision._bodies._least_area) and
+the strands that tell a cable's clip from a die (vision._bodies._strands); and the reader
+counting a body asked about by its pips' hue (vision.reader._own_pixels_opinion)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from test_count import draw_face
 
 from vision import _doubts as doubts
-from vision._bodies import _AREA_RANGE, _SMALLEST_BODY, _least_area
+from vision._bodies import _AREA_RANGE, _SMALLEST_BODY, _least_area, _strands
 from vision._count import count_hue_peaks, pips_of_another_hue, read_face
 from vision.reader import _Die, _own_pixels_opinion
 
@@ -148,3 +149,31 @@ def test_a_body_asked_about_is_read_by_its_pips_hue(value: int, read: int | None
     else:
         assert dice[0][1].doubt == doubts.BODY_ONLY
     assert math.isfinite(dice[0][1].confidence)
+
+
+def _lone_body(extra: str) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The body image's pixels unlike the floor (160x160): a die-sized body 20 px wide in the
+    middle with ``extra`` beside it, and the body itself (0/1) with its box's corner."""
+    unlike = np.zeros((160, 160), np.uint8)
+    unlike[70:90, 70:90] = 1
+    if "cable" in extra:  # a cable through a clip: thin on both sides, far along
+        cv2.line(unlike, (0, 60), (70, 78), 1, 3)
+        cv2.line(unlike, (90, 82), (159, 110), 1, 3)
+    if "lead" in extra:  # one thin line only
+        cv2.line(unlike, (90, 80), (159, 80), 1, 3)
+    if "shadow" in extra:  # a die's shadow below it: short and wide
+        unlike[90:100, 74:96] = 1
+    if "wall" in extra:  # a wall or a row of dice beside it: far along, but wide
+        unlike[62:98, 93:160] = 1
+    comp = unlike[70:90, 70:90].copy()
+    comp[:] = 1
+    return unlike.astype(bool), comp, 70, 70
+
+
+@pytest.mark.parametrize(
+    ("extra", "strands"),
+    [("", 0), ("shadow", 0), ("wall", 0), ("lead", 1), ("cable", 2), ("cable shadow", 2)],
+)
+def test_a_body_a_cable_runs_through_is_told_by_its_strands(extra: str, strands: int) -> None:
+    unlike, comp, x, y = _lone_body(extra)
+    assert _strands(unlike, comp, x, y) == strands
