@@ -213,7 +213,7 @@ def find_body_dice(
         # the blobs may only raise the size.
         alike = _square_areas(np.asarray(stats, np.int32), bw_, bh_, guess)
         expected = max(guess, float(np.median(alike))) if len(alike) >= 2 else guess
-    least = _least_area(single, expected, die_side * scale)
+    least_area = _least_area(single, expected, die_side * scale)
     found: list[BodyDie] = []
     unread: list[tuple[float, float, float]] = []
     unsure: list[UnsureBody] = []
@@ -341,7 +341,7 @@ def find_body_dice(
                     # (a filled square, which two dice side by side never make).
                     read_lone(labels, stats[i], cents[i], i)
             continue
-        if not least <= area <= _AREA_RANGE[1] * expected:
+        if not least_area <= area <= _AREA_RANGE[1] * expected:
             continue
         read_lone(labels, stats[i], cents[i], i)
     walls = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > _MAX_CLUSTER * expected]

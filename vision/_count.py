@@ -199,14 +199,15 @@ def count_hue_peaks(crop_bgr: np.ndarray) -> FaceCount:
     Small red pips on a dark marbled die run together along a six's columns and fade into
     the marbling: no threshold parts them as blobs (:func:`read_face`), but each pip is
     still a peak of redness. The pips' hue is the face's strongest departure from its own
-    median colour in Lab's a and b (the brightest ``_HUE_TOP`` share of the die's pixels),
-    the face's marbling and glare lie elsewhere in hue or have none; the difference along
-    that hue, smoothed to the pips' size, peaks once per pip. The peaks at least
-    ``_PEAK_LEAST`` of the highest are the pips, fitted to a face as blobs are. A one or a
-    four is never counted so (a lone peak is the least evidence; a five's centre pip or a
-    six's middle row lost in the marbling leaves a four: on the shared photos every four
-    it read on dark dice asked about was a five or a six), nor a face with an empty pip
-    place nearly as unlike the face in hue as its faintest pip.
+    median colour in Lab's a and b (the mean of the ``_HUE_TOP`` share of the die's pixels
+    furthest from it in hue); the face's marbling and glare lie elsewhere in hue or have
+    none. The difference along that hue, smoothed to the pips' size, peaks once per pip;
+    the peaks at least ``_PEAK_LEAST`` of the highest are the pips, fitted to a face as
+    blobs are. A one or a four is never counted so (a lone peak is the least evidence; a
+    five's centre pip or a six's middle row lost in the marbling leaves a four: of the 7
+    fours it read on the dark dice nell_byler_d6's photos left asked about, 4 were a five
+    or a six), nor a face with an empty pip place nearly as unlike the face in hue as its
+    faintest pip.
     """
     prepared = _prepared(crop_bgr)
     if prepared is None:

@@ -1093,10 +1093,10 @@ def _own_pixels_opinion(
     scale_y: float,
     finer: Finer | None,
 ) -> list[tuple[float, _Die]]:
-    """The dice asked about read when the single-face counter surely counts three pips or
-    more on a window around them :data:`_OPINION_ZOOM` times finer than the decoded photo
-    ``image``: from the photo's own pixels where it was decoded reduced (``finer``), else
-    enlarged.
+    """The dice asked about read when a counter surely counts three pips or more on a window
+    around them :data:`_OPINION_ZOOM` times finer than the decoded photo ``image``: from the
+    photo's own pixels where it was decoded reduced (``finer``), else enlarged. The counter
+    is the single-face counter, else the peaks of the pips' hue (:func:`_opinion`).
 
     The pips of a phone photo's dice are 3-5 px at the size it is read at: a face whose pips
     ran together or faded there (a six's rows taken for a three's, a four with a speck on an
@@ -1155,18 +1155,18 @@ def _opinion(d: _Die, crop: Image, seen: float) -> _Die:
 
 #: Dice asked about that :func:`_own_pixels_opinion` leaves asked: glare hides a pip from
 #: any pixels; a face cut by the photo's edge or crowded by another is no question of
-#: pixels; and a body whose pips could not be counted was counted on its own window already
-#: (:func:`_read_blobs`, from the photo's own pixels where it has them) by the same counter
-#: (asked again on the labelled photos: 5 more read right, a black six with run-together
-#: red pips misread as a three).
+#: pixels. (A body whose pips could not be counted is asked only about its pips' hue: the
+#: single-face counter counted it on its own window already, :func:`_read_blobs`, and asked
+#: again on the labelled photos it read 5 more right and a black six with run-together red
+#: pips as a three.)
 _NOT_ASKED_AGAIN = (
     doubts.GLARE,
     doubts.WASHED_OUT,
     doubts.PAST_FRAME,
     doubts.CROWDED,
 )
-#: How sure the count of a body's pips by their hue's peaks must be to be taken
-#: (:func:`_opinion`).
+#: How sure a count of a die's pips by their hue's peaks must be to be taken
+#: (:func:`_opinion`): on the labelled photos every count taken at 0.4 was right.
 _HUE_PEAKS_SURE = 0.5
 
 
