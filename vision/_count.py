@@ -270,7 +270,8 @@ def _pips_hue(
     """The die of a prepared crop (:func:`_prepared`), its region without its rim, every
     pixel's hue (Lab a, b) less the face's median hue, and the mean of the ``_HUE_TOP``
     share of the region's pixels furthest from it in hue: the pips' hue, when they differ
-    from the face in hue. None when no die stands out from a floor of one colour."""
+    from the face in hue. None when no die stands out from a floor of one colour (or its
+    region is all rim)."""
     die = _die_region(lab)
     if die is None:
         return None
@@ -282,6 +283,8 @@ def _pips_hue(
         )
         > 0
     )
+    if not inner.any():
+        return None
     hue = np.asarray(lab[:, :, 1:] - np.median(lab[:, :, 1:][inner], axis=0), np.float64)
     apart = np.linalg.norm(hue, axis=2)
     top = inner & (apart >= np.percentile(apart[inner], 100.0 * (1.0 - _HUE_TOP)))
