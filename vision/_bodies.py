@@ -277,8 +277,8 @@ def find_body_dice(
                 # A flash or a lamp mirrored in a glossy face: its pips are lost in the glare.
                 unsure.append(UnsureBody(centre, body_side, corners, doubts.WASHED_OUT))
             elif (
-                (face.reason != NO_PIPS or pips_of_another_hue(crop))
-                and _textured(work, centre, body_side, noise)
+                _textured(work, centre, body_side, noise)
+                and (face.reason != NO_PIPS or pips_of_another_hue(crop))
                 and _strands(unlike, comp, x, y) < 2
             ):
                 # The counter saw pip-like blobs it could not fit to a face, or none at all

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -216,12 +217,12 @@ def count_hue_peaks(crop_bgr: np.ndarray) -> FaceCount:
     seen = _pips_hue(lab)
     if seen is None:
         return FaceCount(None, 0.0, (), "no die stands out from a floor of one colour")
-    die, inner, hue, direction = seen
-    strength = float(np.linalg.norm(direction))
-    if strength < _HUE_PIPS_LEAST:
+    die, inner = seen.die, seen.inner
+    if seen.strength < _HUE_PIPS_LEAST:
         return FaceCount(None, 0.0, (), "no pips of another hue")
     along = np.asarray(
-        cv2.GaussianBlur(hue @ (direction / strength), (0, 0), _PEAK_BLUR * die.side), np.float64
+        cv2.GaussianBlur(seen.hue @ (seen.pips / seen.strength), (0, 0), _PEAK_BLUR * die.side),
+        np.float64,
     )
     along[~inner] = 0.0
     pip = _PIP_OF_SIDE * die.side
@@ -249,8 +250,7 @@ def count_hue_peaks(crop_bgr: np.ndarray) -> FaceCount:
         return result
     if result.value in (1, 4):
         return FaceCount(None, result.confidence, result.pips, f"only {result.value} hue peaks")
-    face = np.array([np.median(lab[:, :, 0][inner]), *np.median(lab[:, :, 1:][inner], axis=0)])
-    if _pip_may_be_missing(lab, best, face, hue_only=True):
+    if _pip_may_be_missing(lab, best, seen.face, hue_only=True):
         return FaceCount(None, result.confidence, result.pips, _GHOST_PLACE)
     return result
 
@@ -261,17 +261,32 @@ def pips_of_another_hue(crop_bgr: np.ndarray) -> bool:
     :func:`count_hue_peaks` counts the pips by), whether or not they can be counted."""
     prepared = _prepared(crop_bgr)
     seen = None if prepared is None else _pips_hue(prepared[0])
-    return seen is not None and float(np.linalg.norm(seen[3])) >= _HUE_PIPS_LEAST
+    return seen is not None and seen.strength >= _HUE_PIPS_LEAST
 
 
-def _pips_hue(
-    lab: npt.NDArray[np.float32],
-) -> tuple[_Die, npt.NDArray[np.bool_], FloatArray, FloatArray] | None:
-    """The die of a prepared crop (:func:`_prepared`), its region without its rim, every
-    pixel's hue (Lab a, b) less the face's median hue, and the mean of the ``_HUE_TOP``
-    share of the region's pixels furthest from it in hue: the pips' hue, when they differ
-    from the face in hue. None when no die stands out from a floor of one colour (or its
-    region is all rim)."""
+class _HueSeen(NamedTuple):
+    """What a prepared crop shows of its die's pips' hue (:func:`_pips_hue`)."""
+
+    die: _Die
+    #: The die's region without its rim.
+    inner: npt.NDArray[np.bool_]
+    #: Every pixel's hue (Lab a, b) less the face's median hue.
+    hue: FloatArray
+    #: The pips' hue: the mean of the ``_HUE_TOP`` share of ``inner``'s pixels furthest from
+    #: the face's median in hue (a, b).
+    pips: FloatArray
+    #: The face's median Lab colour over ``inner``.
+    face: FloatArray
+
+    @property
+    def strength(self) -> float:
+        """How far the pips' hue lies from the face's (Lab a-b units)."""
+        return float(np.linalg.norm(self.pips))
+
+
+def _pips_hue(lab: npt.NDArray[np.float32]) -> _HueSeen | None:
+    """The die of a prepared crop (:func:`_prepared`) and its pips' hue (:class:`_HueSeen`),
+    or None when no die stands out from a floor of one colour (or its region is all rim)."""
     die = _die_region(lab)
     if die is None:
         return None
@@ -285,10 +300,12 @@ def _pips_hue(
     )
     if not inner.any():
         return None
-    hue = np.asarray(lab[:, :, 1:] - np.median(lab[:, :, 1:][inner], axis=0), np.float64)
+    face_hue = np.median(lab[:, :, 1:][inner], axis=0)
+    hue = np.asarray(lab[:, :, 1:] - face_hue, np.float64)
     apart = np.linalg.norm(hue, axis=2)
     top = inner & (apart >= np.percentile(apart[inner], 100.0 * (1.0 - _HUE_TOP)))
-    return die, inner, hue, np.asarray(hue[top].mean(axis=0), np.float64)
+    face = np.array([np.median(lab[:, :, 0][inner]), *face_hue])
+    return _HueSeen(die, inner, hue, np.asarray(hue[top].mean(axis=0), np.float64), face)
 
 
 #: :func:`count_hue_peaks`: the die's rim left out (a share of its side), the share of its

@@ -1143,13 +1143,15 @@ def _opinion(d: _Die, crop: Image, seen: float) -> _Die:
     could not be counted was counted by the single-face counter already
     (:func:`_read_blobs`): only its pips' hue is looked at."""
     least = 6 if d.doubt == doubts.SIX_CORNERS else _OPINION_LEAST
+    counters: list[tuple[Callable[[], FaceCount], float]] = [
+        (lambda: count_hue_peaks(crop), _HUE_PEAKS_SURE)
+    ]
     if d.doubt != doubts.BODY_ONLY:
-        face = read_face(crop, hint_size_px=seen)
-        if face.value is not None and face.value >= least and face.confidence >= _SURE_COUNT:
+        counters.insert(0, (lambda: read_face(crop, hint_size_px=seen), _SURE_COUNT))
+    for count, sure in counters:
+        face = count()
+        if face.value is not None and face.value >= least and face.confidence >= sure:
             return d._replace(value=face.value, confidence=min(face.confidence, _AGREED), doubt="")
-    face = count_hue_peaks(crop)
-    if face.value is not None and face.value >= least and face.confidence >= _HUE_PEAKS_SURE:
-        return d._replace(value=face.value, confidence=min(face.confidence, _AGREED), doubt="")
     return d
 
 

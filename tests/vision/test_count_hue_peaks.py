@@ -137,7 +137,7 @@ def _photo_with(crop: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize(("value", "read"), [(6, 6), (5, 5), (4, None)])
 def test_a_body_asked_about_is_read_by_its_pips_hue(value: int, read: int | None) -> None:
     photo = _photo_with(marbled(value, seed=2, side=48))
-    side = 32.0 * 48.0 / 96.0 * 64.0 / 32.0  # the die's side in the photo: 32 px
+    side = 32.0  # the die's side in the photo: 64 px of 96 drawn, shrunk to 48
     body = _Die(None, (80.0, 120.0), side, 0.5, (), doubt=doubts.BODY_ONLY)
     other = _Die(2, (240.0, 120.0), side, 0.95, ())
     dice = _own_pixels_opinion(photo, [(0.18 * side, body), (0.18 * side, other)], 1.0, 1.0, None)
