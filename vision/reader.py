@@ -1795,6 +1795,8 @@ def _read_plain(
     while pending:
         fit, sure_only = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
+        if die is None and fit.value == 1 and _flattened_as_photo(fit, cands, stark.aslant):
+            die = _check_face(fit, cands, planes, blur, _one_aslant(face_params))
         if die is None:
             if fit.value == 1 and not sure_only:
                 refused_ones.append(fit)
@@ -2368,6 +2370,33 @@ def _seen_aslant(squash: float | None, params: ReaderParams) -> ReaderParams:
         return params
     least = max(_ONE_ROUNDNESS_FLOOR, params.min_one_roundness * squash / _ASLANT)
     return params._replace(min_one_roundness=min(params.min_one_roundness, least))
+
+
+def _flattened_as_photo(
+    fit: FaceFit, cands: PipCandidates, aslant: tuple[float, float] | None
+) -> bool:
+    """Whether a lone pip's shortest width lies along the direction a camera looking aslant
+    flattens the photo's pips (``aslant``, :class:`_Stark`), within ``_ASLANT_TURN``."""
+    if aslant is None:
+        return False
+    minor = float(cands.minor[fit.members[0]])
+    return abs((minor - aslant[1] + 0.5 * np.pi) % np.pi - 0.5 * np.pi) <= _ASLANT_TURN
+
+
+def _one_aslant(params: ReaderParams) -> ReaderParams:
+    """``params`` (:func:`_seen_aslant`'s) for a lone pip flattened as the photo's pips
+    are (:func:`_flattened_as_photo`): a top face's one seen as aslant as the faces of
+    several pips beside it is as flattened as their pips, which the face test
+    (``min_face_roundness``) allows on average only; the one's own test
+    (``min_one_roundness``, lowered in proportion) is the one that counts."""
+    return params._replace(
+        min_face_roundness=min(params.min_face_roundness, params.min_one_roundness)
+    )
+
+
+#: A lone pip flattened along the photo's direction give or take this much (radians; the
+#: direction is measured in eighths of a turn).
+_ASLANT_TURN = np.pi / 8
 
 
 def _stark_face(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> FaceFit | None:
