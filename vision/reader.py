@@ -1821,7 +1821,10 @@ def _read_plain(
             # pip is the bigger (a top face's pip is seen face-on).
             pending.extend((single_pip(cands, k), True) for k in pips)
         keep(fit, die)
-    for pair, parted in _stranded(pairs, refused_ones, face_pips, cands, planes, blur, face_params):
+    stranded = _stranded(
+        pairs, refused_ones, face_pips, cands, planes, blur, face_params, aslant=stark.aslant
+    )
+    for pair, parted in stranded:
         checked[:] = [t for t in checked if t[3] is not pair]
         for fit, die in parted:
             keep(fit, die)
@@ -1889,6 +1892,8 @@ def _stranded(
     planes: npt.NDArray[np.uint8],
     blur: Image,
     params: ReaderParams,
+    *,
+    aslant: tuple[float, float] | None = None,
 ) -> list[tuple[_Die, list[tuple[FaceFit, _Die]]]]:
     """Twos read beside pips read as nothing, read again as the faces those pips make with
     theirs: ``(two, faces)`` for each two whose pips and stranded neighbours make more sure
@@ -1899,6 +1904,11 @@ def _stranded(
     pair, and the pip left over is read as nothing (not centred on its die, it is no one).
     Parted as the dice are, every pip is on a face read."""
     out: list[tuple[_Die, list[tuple[FaceFit, _Die]]]] = []
+    # Seen aslant (``aslant``, :class:`_Stark`), round pips are as flattened as the photo's
+    # stark pips, in proportion; and a top face's one may be paired with a pip of the front
+    # face below it, whose other pips are left over.
+    round_one = _ROUND_ONE * min(1.0, aslant[0] / _ASLANT) if aslant else _ROUND_ONE
+    most = _STRANDED_MOST_ASLANT if aslant else _STRANDED_MOST
     taken = set(face_pips)
     lone = {fit.members[0] for fit in refused_ones} - taken
     for fit, die in pairs:
@@ -1911,12 +1921,12 @@ def _stranded(
             <= _STRANDED_REACH * die.size
             and max(float(cands.diam[k]), diam) <= LIKE_SIZES * min(float(cands.diam[k]), diam)
             # Round pips, not the smallest specks searched.
-            and float(cands.roundness[k]) >= _ROUND_ONE
+            and float(cands.roundness[k]) >= round_one
             and float(cands.diam[k]) >= _STRANDED_LEAST * params.min_pip_px
             and float(np.linalg.norm(cands.ring_bgr[k] - np.asarray(die.face_bgr, np.float32)))
             <= params.max_face_color_dist
         ]
-        if len(near) > 2:
+        if len(near) > most:
             continue
         # A two kept is a sure reading (a doubtful two is no die): two pips on one face.
         best, best_pips = None, (2, 1)
@@ -1960,6 +1970,10 @@ _STRANDED_REACH = 1.3
 #: noise makes specks of that size: one of nell's dark fives, its red pips unseen, gained a
 #: three of specks).
 _STRANDED_LEAST = 1.4
+#: ... and at most this many of them; in a photo taken aslant one more (a top face's one and
+#: its front face's four, fitted as a two of a pip of each and three lone pips).
+_STRANDED_MOST = 2
+_STRANDED_MOST_ASLANT = 3
 
 
 def _beside_faces(

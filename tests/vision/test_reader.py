@@ -1613,6 +1613,20 @@ def test_a_one_seen_aslant_above_its_front_face_is_read(
     assert [d.value for d in near] == [1]
 
 
+@pytest.mark.shared
+def test_a_one_paired_with_a_pip_of_its_front_face_is_parted_from_it(datasets_dir: Any) -> None:
+    """matteop65 valid_3 (session 48): seen aslant, the top face's one (410, 134) and the
+    top pip of the front face's four below it were fitted as a two, the four's other three
+    pips left as lone blobs; the two was read as the die. Parted again with three pips left
+    over, the one and the four are read, and the four below the one is its front face."""
+    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / "valid_3.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    dice = read_bytes(path.read_bytes()).dice
+    near = [d for d in dice if np.hypot(d.center[0] - 410.3, d.center[1] - 150.0) < 30.0]
+    assert [d.value for d in near] == [1]
+
+
 def test_a_lone_pip_flattened_as_the_photo_s_pips_is_judged_by_the_one_s_test(
     art: SimpleNamespace,
 ) -> None:
