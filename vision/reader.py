@@ -1796,7 +1796,9 @@ def _read_plain(
         fit, sure_only = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
         if die is None and fit.value == 1 and _flattened_as_photo(fit, cands, stark.aslant):
-            die = _check_face(fit, cands, planes, blur, _one_aslant(face_params))
+            # Only a sure one so (a side face's pip seen as aslant is as flattened).
+            one = _check_face(fit, cands, planes, blur, _one_aslant(face_params))
+            die = one if one is not None and one.value is not None else None
         if die is None:
             if fit.value == 1 and not sure_only:
                 refused_ones.append(fit)
@@ -1955,7 +1957,9 @@ def _stranded(
             pips = (sum(len(f.members) for f, _d in faces), len(faces))
             if pips > best_pips:
                 best, best_pips = faces, pips
-        if best is not None:
+        if best is not None and (len(near) <= _STRANDED_MOST or best_pips[0] == 2 + len(near)):
+            # (With more pips left over than a photo taken square on allows, only a parting
+            # that puts every pip on a sure face.)
             out.append((die, best))
             for f, _d in best:
                 taken.update(f.members)
