@@ -1627,6 +1627,32 @@ def test_a_one_paired_with_a_pip_of_its_front_face_is_parted_from_it(datasets_di
     assert [d.value for d in near] == [1]
 
 
+@pytest.mark.shared
+@pytest.mark.parametrize(
+    ("photo", "values"),
+    [
+        # A true two above its front face's three lone pips: parted with them, it made a
+        # "two" across its edges; only a parting with every pip on a sure face counts.
+        ("valid_10", [2, 2]),
+        # A side face's pip as flattened as the photo's: asked about as a one, until only a
+        # sure one was taken from the aslant check.
+        ("valid_46", [1, 2, 3]),
+    ],
+)
+def test_the_aslant_rules_leave_blurred_dice_as_they_were(
+    photo: str, values: list[int], datasets_dir: Any
+) -> None:
+    from vision.evaluate import Perturbation
+
+    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / f"{photo}.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    image = cv2.imread(str(path))
+    blurred = Perturbation(blur=1.5).apply(image, seed=0)
+    data = cv2.imencode(".jpg", blurred, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    assert sorted(d.value or 0 for d in read_bytes(data).dice) == values
+
+
 def test_a_lone_pip_flattened_as_the_photo_s_pips_is_judged_by_the_one_s_test(
     art: SimpleNamespace,
 ) -> None:
