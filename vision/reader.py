@@ -340,7 +340,7 @@ def read_array(
                 dice = _merge_enlarged(dice, more, median_diam * scale, params)
     dice = _drop_giants(dice, work)
     if dice and params.body_dice:
-        dice, unread, unsure = _body_dice(work, dice, params)
+        dice, unread, unsure = _body_dice(work, dice, params, upright=_upright(reading))
         dice = _unread_bodies(image, dice, unread, unsure, reading, params, finer)
     dice = [(diam, _second_opinion(work, d, dice)) for diam, d in dice]
     dice = _doubt_small(_recounted(work, dice))
@@ -883,12 +883,15 @@ def _read_windows(
 
 
 def _body_dice(
-    work: Image, dice: list[tuple[float, _Die]], params: ReaderParams
+    work: Image, dice: list[tuple[float, _Die]], params: ReaderParams, *, upright: bool = False
 ) -> tuple[list[tuple[float, _Die]], list[tuple[float, float, float]], list[UnsureBody]]:
     """The dice with those found by their bodies added (work-image pixels), twos and
     threes whose face is turned against their body made uncertain; the die-sized bodies
     whose pips could not be counted, ``(x, y, side)`` in work pixels; and those of them
-    that are dice all the same (:attr:`vision._bodies.BodyPass.unsure`)."""
+    that are dice all the same (:attr:`vision._bodies.BodyPass.unsure`). In a photo taken
+    across the table (``upright``) a body asked about right below a face read is that die's
+    front face with its top (:func:`_above`), as for the bodies nothing counted
+    (:func:`_with_unsure_bodies`)."""
     sides = [d.size for _diam, d in dice if d.value is not None or d.six_corners]
     if not sides:
         return dice, [], []
@@ -908,7 +911,15 @@ def _body_dice(
             # die read beside it either: the edges around it are still its own.
             d = _not_turned(work, d)
         checked.append((diam, d))
-    return checked + [_body_die(b, params) for b in found.dice], found.unread, found.unsure
+    bodies = [_body_die(b, params) for b in found.dice]
+    if upright:
+        bodies = [
+            (diam, b)
+            for diam, b in bodies
+            if b.value is not None
+            or not any(o.value is not None and _above(o, b) for _od, o in checked)
+        ]
+    return checked + bodies, found.unread, found.unsure
 
 
 def _unread_bodies(

@@ -1628,6 +1628,19 @@ def test_a_one_paired_with_a_pip_of_its_front_face_is_parted_from_it(datasets_di
 
 
 @pytest.mark.shared
+def test_a_body_asked_about_below_a_face_read_aslant_is_its_front_face(
+    datasets_dir: Any,
+) -> None:
+    """matteop65 valid_38 (session 48): seen across the table, the body pass's blob of the
+    one die holds its top face and its front face; counted loosely as a six there (0.58), it
+    was asked about as a second die below the six read on the top face."""
+    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / "valid_38.jpg"
+    if not path.is_file():
+        pytest.skip(f"{path} is not available")
+    assert [d.value for d in read_bytes(path.read_bytes()).dice] == [6]
+
+
+@pytest.mark.shared
 @pytest.mark.parametrize(
     ("photo", "values"),
     [
