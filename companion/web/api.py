@@ -1,4 +1,4 @@
-"""The JSON API: ``/api/read``, ``/api/score`` and the games (see README-api.md)."""
+"""The JSON API: ``/api/read``, ``/api/score`` and the games (the README's "The JSON API")."""
 
 from __future__ import annotations
 
