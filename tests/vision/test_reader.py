@@ -1563,14 +1563,26 @@ def test_two_ones_are_two_dice_never_a_top_and_a_side_face() -> None:
     assert _above(far, near._replace(value=2, layout=2))
 
 
-@pytest.mark.shared
-def test_a_one_beyond_another_one_seen_aslant_is_read(datasets_dir: Any) -> None:
-    path = datasets_dir / "matteop65_white_webcam" / "train" / "images" / "dice_38.jpg"
+def _matteop65(datasets_dir: Any, split: str, photo: str) -> bytes:
+    """The bytes of a matteop65_white_webcam photo; the test is skipped without it."""
+    path = datasets_dir / "matteop65_white_webcam" / split / "images" / f"{photo}.jpg"
     if not path.is_file():
         pytest.skip(f"{path} is not available")
-    dice = read_bytes(path.read_bytes()).dice
-    near = [d for d in dice if np.hypot(d.center[0] - 192.0, d.center[1] - 247.0) < 15.0]
-    assert [d.value for d in near] == [1]
+    data: bytes = path.read_bytes()
+    return data
+
+
+def _values_near(data: bytes, centre: tuple[float, float], reach: float) -> list[int | None]:
+    """The values read within ``reach`` pixels of ``centre`` in the photo ``data``."""
+    dice = read_bytes(data).dice
+    x, y = centre
+    return [d.value for d in dice if np.hypot(d.center[0] - x, d.center[1] - y) < reach]
+
+
+@pytest.mark.shared
+def test_a_one_beyond_another_one_seen_aslant_is_read(datasets_dir: Any) -> None:
+    data = _matteop65(datasets_dir, "train", "dice_38")
+    assert _values_near(data, (192.0, 247.0), 15.0) == [1]
 
 
 def test_pips_further_from_a_one_than_a_corner_pip_lie_on_another_face(
@@ -1605,12 +1617,7 @@ def test_pips_further_from_a_one_than_a_corner_pip_lie_on_another_face(
 def test_a_one_seen_aslant_above_its_front_face_is_read(
     photo: str, centre: tuple[float, float], datasets_dir: Any
 ) -> None:
-    path = datasets_dir / "matteop65_white_webcam" / "train" / "images" / f"{photo}.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    dice = read_bytes(path.read_bytes()).dice
-    near = [d for d in dice if np.hypot(d.center[0] - centre[0], d.center[1] - centre[1]) < 15.0]
-    assert [d.value for d in near] == [1]
+    assert _values_near(_matteop65(datasets_dir, "train", photo), centre, 15.0) == [1]
 
 
 @pytest.mark.shared
@@ -1619,12 +1626,8 @@ def test_a_one_paired_with_a_pip_of_its_front_face_is_parted_from_it(datasets_di
     top pip of the front face's four below it were fitted as a two, the four's other three
     pips left as lone blobs; the two was read as the die. Parted again with three pips left
     over, the one and the four are read, and the four below the one is its front face."""
-    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / "valid_3.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    dice = read_bytes(path.read_bytes()).dice
-    near = [d for d in dice if np.hypot(d.center[0] - 410.3, d.center[1] - 150.0) < 30.0]
-    assert [d.value for d in near] == [1]
+    data = _matteop65(datasets_dir, "valid", "valid_3")
+    assert _values_near(data, (410.3, 150.0), 30.0) == [1]
 
 
 @pytest.mark.shared
@@ -1634,10 +1637,8 @@ def test_a_body_asked_about_below_a_face_read_aslant_is_its_front_face(
     """matteop65 valid_38 (session 48): seen across the table, the body pass's blob of the
     one die holds its top face and its front face; counted loosely as a six there (0.58), it
     was asked about as a second die below the six read on the top face."""
-    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / "valid_38.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    assert [d.value for d in read_bytes(path.read_bytes()).dice] == [6]
+    data = _matteop65(datasets_dir, "valid", "valid_38")
+    assert [d.value for d in read_bytes(data).dice] == [6]
 
 
 @pytest.mark.shared
@@ -1657,10 +1658,8 @@ def test_the_aslant_rules_leave_blurred_dice_as_they_were(
 ) -> None:
     from vision.evaluate import Perturbation
 
-    path = datasets_dir / "matteop65_white_webcam" / "valid" / "images" / f"{photo}.jpg"
-    if not path.is_file():
-        pytest.skip(f"{path} is not available")
-    image = cv2.imread(str(path))
+    raw = np.frombuffer(_matteop65(datasets_dir, "valid", photo), np.uint8)
+    image = cv2.imdecode(raw, cv2.IMREAD_COLOR)
     blurred = Perturbation(blur=1.5).apply(image, seed=0)
     data = cv2.imencode(".jpg", blurred, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
     assert sorted(d.value or 0 for d in read_bytes(data).dice) == values
