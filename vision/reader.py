@@ -1915,11 +1915,12 @@ def _stranded(
     Any two pips fit a two. A one touching a one or a two, or two touching twos, of one
     colour: a pip of each die, paired across the crease, fits a two as well as a die's own
     pair, and the pip left over is read as nothing (not centred on its die, it is no one).
-    Parted as the dice are, every pip is on a face read."""
+    Parted as the dice are, every pip is on a face read. In a photo taken aslant
+    (``aslant``, :class:`_Stark`) a top face's one paired with a pip of the front face below
+    it is parted so too, the front face's other pips left over."""
     out: list[tuple[_Die, list[tuple[FaceFit, _Die]]]] = []
-    # Seen aslant (``aslant``, :class:`_Stark`), round pips are as flattened as the photo's
-    # stark pips, in proportion; and a top face's one may be paired with a pip of the front
-    # face below it, whose other pips are left over.
+    # Seen aslant, round pips are as flattened as the photo's stark pips, in proportion, and
+    # a front face may leave three pips over.
     round_one = _ROUND_ONE * min(1.0, aslant[0] / _ASLANT) if aslant else _ROUND_ONE
     most = _STRANDED_MOST_ASLANT if aslant else _STRANDED_MOST
     taken = set(face_pips)
@@ -2413,11 +2414,11 @@ def _flattened_as_photo(
 
 
 def _one_aslant(params: ReaderParams) -> ReaderParams:
-    """``params`` (:func:`_seen_aslant`'s) for a lone pip flattened as the photo's pips
-    are (:func:`_flattened_as_photo`): a top face's one seen as aslant as the faces of
-    several pips beside it is as flattened as their pips, which the face test
-    (``min_face_roundness``) allows on average only; the one's own test
-    (``min_one_roundness``, lowered in proportion) is the one that counts."""
+    """``params`` (:func:`_seen_aslant`'s) for a lone pip flattened as the photo's pips are
+    (:func:`_flattened_as_photo`): judged by the one's own roundness test alone
+    (``min_one_roundness``, lowered in proportion to the photo's flattening), not also by
+    the face test (``min_face_roundness``), which the faces of several pips beside it pass
+    on their pips' average."""
     return params._replace(
         min_face_roundness=min(params.min_face_roundness, params.min_one_roundness)
     )
