@@ -916,8 +916,7 @@ def _body_dice(
         bodies = [
             (diam, b)
             for diam, b in bodies
-            if b.value is not None
-            or not any(o.value is not None and _above(o, b) for _od, o in checked)
+            if b.value is not None or not _below_a_face_read(b, checked)
         ]
     return checked + bodies, found.unread, found.unsure
 
@@ -951,9 +950,7 @@ def _with_unsure_bodies(
     for body in bodies:
         doubt = body.doubt or doubts.BODY_ONLY
         die = _Die(None, body.center, body.size, DOUBTED, body.outline, doubt=doubt)
-        if _on_a_reading(die, out) or (
-            upright and any(o.value is not None and _above(o, die) for _od, o in out)
-        ):
+        if _on_a_reading(die, out) or (upright and _below_a_face_read(die, out)):
             continue
         out.append((_PIP_OF_SIDE * body.size, die))
     return out
@@ -963,6 +960,12 @@ def _with_unsure_bodies(
 #: (:func:`_on_a_reading`); a die's pip is about this share of its side.
 _BODY_TAKEN = 0.7
 _PIP_OF_SIDE = 0.18
+
+
+def _below_a_face_read(die: _Die, dice: list[tuple[float, _Die]]) -> bool:
+    """Whether ``die`` lies right below a face read among ``dice`` as a die's front face
+    below its top face (:func:`_above`; in a photo taken across the table)."""
+    return any(o.value is not None and _above(o, die) for _od, o in dice)
 
 
 def _on_a_reading(die: _Die, dice: list[tuple[float, _Die]], reach: float = _BODY_TAKEN) -> bool:
@@ -1806,7 +1809,12 @@ def _read_plain(
     while pending:
         fit, sure_only = pending.pop()
         die = _check_face(fit, cands, planes, blur, face_params)
-        if die is None and fit.value == 1 and _flattened_as_photo(fit, cands, stark.aslant):
+        if (
+            die is None
+            and fit.value == 1
+            and _only_face_test_refuses(fit, cands, face_params)
+            and _flattened_as_photo(fit, cands, stark.aslant)
+        ):
             # Only a sure one so (a side face's pip seen as aslant is as flattened).
             one = _check_face(fit, cands, planes, blur, _one_aslant(face_params))
             die = one if one is not None and one.value is not None else None
@@ -1921,7 +1929,7 @@ def _stranded(
     out: list[tuple[_Die, list[tuple[FaceFit, _Die]]]] = []
     # Seen aslant, round pips are as flattened as the photo's stark pips, in proportion, and
     # a front face may leave three pips over.
-    round_one = _ROUND_ONE * min(1.0, aslant[0] / _ASLANT) if aslant else _ROUND_ONE
+    round_one = _in_proportion(_ROUND_ONE, aslant[0]) if aslant else _ROUND_ONE
     most = _STRANDED_MOST_ASLANT if aslant else _STRANDED_MOST
     taken = set(face_pips)
     lone = {fit.members[0] for fit in refused_ones} - taken
@@ -2398,8 +2406,14 @@ def _seen_aslant(squash: float | None, params: ReaderParams) -> ReaderParams:
     proportion, and still be a one."""
     if squash is None or squash >= _ASLANT:
         return params
-    least = max(_ONE_ROUNDNESS_FLOOR, params.min_one_roundness * squash / _ASLANT)
+    least = max(_ONE_ROUNDNESS_FLOOR, _in_proportion(params.min_one_roundness, squash))
     return params._replace(min_one_roundness=min(params.min_one_roundness, least))
+
+
+def _in_proportion(roundness: float, squash: float) -> float:
+    """A round pip's least ``roundness`` in a photo whose stark pips are flattened to
+    ``squash`` (:class:`_Stark`): lowered in proportion below ``_ASLANT``."""
+    return roundness * min(1.0, squash / _ASLANT)
 
 
 def _flattened_as_photo(
@@ -2411,6 +2425,15 @@ def _flattened_as_photo(
         return False
     minor = float(cands.minor[fit.members[0]])
     return abs((minor - aslant[1] + 0.5 * np.pi) % np.pi - 0.5 * np.pi) <= _ASLANT_TURN
+
+
+def _only_face_test_refuses(fit: FaceFit, cands: PipCandidates, params: ReaderParams) -> bool:
+    """Whether a lone pip's roundness passes the one's own test but not the face test
+    (``min_one_roundness`` <= it < ``min_face_roundness``): the one refusal
+    :func:`_one_aslant` lifts. A pip outside that band is judged alike by both, so it is
+    not checked a second time."""
+    roundness = float(cands.roundness[fit.members[0]])
+    return params.min_one_roundness <= roundness < params.min_face_roundness
 
 
 def _one_aslant(params: ReaderParams) -> ReaderParams:
